@@ -1,0 +1,57 @@
+package io.pointsinbox.api;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.NotFoundException;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+
+import io.pointsinbox.config.PointsConfig;
+import io.pointsinbox.points.PointGrant;
+import io.pointsinbox.points.UserPoints;
+
+/** Read side of this consumer's ledger: balances and the grants behind them. */
+@Path("/users/{userId}")
+@Produces(MediaType.APPLICATION_JSON)
+public class UserPointsResource {
+
+    private final PointsConfig config;
+
+    UserPointsResource(PointsConfig config) {
+        this.config = config;
+    }
+
+    /** A user's balance. */
+    public record Balance(long userId, long balance) {
+    }
+
+    /** One applied grant. */
+    public record Grant(UUID messageId, long amount, Instant grantedAt) {
+    }
+
+    @GET
+    @Path("/points")
+    public Balance points(@PathParam("userId") long userId) {
+        return UserPoints.find(config.consumer(), userId)
+                .map(points -> new Balance(userId, points.balance))
+                .orElseThrow(() -> new NotFoundException("unknown user " + userId));
+    }
+
+    @GET
+    @Path("/grants")
+    public List<Grant> grants(@PathParam("userId") long userId,
+            @QueryParam("limit") @DefaultValue("100") @Min(1) @Max(1000) int limit) {
+        return PointGrant.newestFirst(config.consumer(), userId, limit).stream()
+                .map(grant -> new Grant(grant.messageId, grant.amount, grant.grantedAt))
+                .toList();
+    }
+}

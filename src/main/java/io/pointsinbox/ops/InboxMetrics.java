@@ -1,0 +1,84 @@
+package io.pointsinbox.ops;
+
+import java.util.concurrent.TimeUnit;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+/**
+ * Counts messages by outcome and consumer. Outcomes are recorded when the transaction completes, so a message is
+ * counted as processed only once its effect is committed, and a rolled-back attempt counts as failed.
+ */
+@ApplicationScoped
+public class InboxMetrics {
+
+    public static final String MESSAGES = "points.inbox.messages";
+    public static final String PROCESSING = "points.inbox.processing";
+
+    private final MeterRegistry registry;
+    private final TransactionSynchronizationRegistry transactions;
+
+    InboxMetrics(MeterRegistry registry, TransactionSynchronizationRegistry transactions) {
+        this.registry = registry;
+        this.transactions = transactions;
+    }
+
+    /** Starts timing a delivery in the current transaction; its outcome is counted when that transaction ends. */
+    public Recording recordOnCompletion(String consumer) {
+        Recording recording = new Recording(consumer, System.nanoTime());
+        transactions.registerInterposedSynchronization(recording);
+        return recording;
+    }
+
+    /** A message rejected before it reached the inbox (poison, or bad HTTP input). */
+    public void rejected(String consumer) {
+        counter(consumer, "rejected").increment();
+    }
+
+    private Counter counter(String consumer, String outcome) {
+        return Counter.builder(MESSAGES)
+                .description("Messages by final outcome of a delivery attempt")
+                .tag("consumer", consumer)
+                .tag("outcome", outcome)
+                .register(registry);
+    }
+
+    /** The outcome of one delivery attempt, settled at transaction completion. */
+    public final class Recording implements Synchronization {
+        private final String consumer;
+        private final long startNanos;
+        private boolean duplicate;
+
+        private Recording(String consumer, long startNanos) {
+            this.consumer = consumer;
+            this.startNanos = startNanos;
+        }
+
+        public void duplicate() {
+            duplicate = true;
+        }
+
+        @Override
+        public void beforeCompletion() {
+        }
+
+        @Override
+        public void afterCompletion(int status) {
+            String outcome = duplicate ? "duplicate" : status == Status.STATUS_COMMITTED ? "processed" : "failed";
+            counter(consumer, outcome).increment();
+            Timer.builder(PROCESSING)
+                    .description("Time to claim, apply and commit one delivery")
+                    .tag("consumer", consumer)
+                    .tag("outcome", outcome)
+                    .publishPercentileHistogram()
+                    .register(registry)
+                    .record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+}

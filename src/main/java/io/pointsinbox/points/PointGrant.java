@@ -1,0 +1,53 @@
+package io.pointsinbox.points;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.GeneratedValue;
+import jakarta.persistence.GenerationType;
+import jakarta.persistence.Id;
+import jakarta.persistence.SequenceGenerator;
+import jakarta.persistence.Table;
+
+import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
+import io.quarkus.panache.common.Page;
+import io.quarkus.panache.common.Sort;
+
+/** The audit record of one applied grant; its (consumer, message_id) key is a second guard behind the inbox. */
+@Entity
+@Table(name = "point_grant")
+public class PointGrant extends PanacheEntityBase {
+
+    @Id
+    @GeneratedValue(strategy = GenerationType.SEQUENCE, generator = "point_grant_seq")
+    @SequenceGenerator(name = "point_grant_seq", sequenceName = "point_grant_seq", allocationSize = 50)
+    public Long id;
+
+    @Column(nullable = false, length = 100)
+    public String consumer;
+
+    @Column(name = "user_id", nullable = false)
+    public long userId;
+
+    @Column(nullable = false)
+    public long amount;
+
+    @Column(name = "message_id", nullable = false)
+    public UUID messageId;
+
+    @Column(name = "granted_at", nullable = false)
+    public Instant grantedAt;
+
+    public static List<PointGrant> newestFirst(String consumer, long userId, int limit) {
+        return find("consumer = ?1 and userId = ?2", Sort.descending("grantedAt", "id"), consumer, userId)
+                .page(Page.ofSize(limit))
+                .list();
+    }
+
+    public static long countByConsumer(String consumer) {
+        return count("consumer", consumer);
+    }
+}

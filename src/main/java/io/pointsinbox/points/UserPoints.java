@@ -1,0 +1,57 @@
+package io.pointsinbox.points;
+
+import java.io.Serializable;
+import java.util.Optional;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.IdClass;
+import jakarta.persistence.Table;
+
+import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
+
+/** A user's points balance in one consumer's ledger. */
+@Entity
+@Table(name = "user_points")
+@IdClass(UserPoints.Key.class)
+public class UserPoints extends PanacheEntityBase {
+
+    @Id
+    @Column(nullable = false, length = 100)
+    public String consumer;
+
+    @Id
+    @Column(name = "user_id", nullable = false)
+    public Long userId;
+
+    @Column(nullable = false)
+    public long balance;
+
+    public static Optional<UserPoints> find(String consumer, long userId) {
+        return findByIdOptional(new Key(consumer, userId));
+    }
+
+    /**
+     * Adds to a balance, creating the row on a user's first grant. A single upsert rather than find-then-persist:
+     * two first grants for a new user racing on the primary key must both land, and the row lock it takes
+     * serialises concurrent grants to one user without a lost update.
+     */
+    static void credit(String consumer, long userId, long amount) {
+        getEntityManager().createNativeQuery("""
+                insert into user_points (consumer, user_id, balance) values (?1, ?2, ?3)
+                on conflict (consumer, user_id) do update set balance = user_points.balance + excluded.balance
+                """)
+                .setParameter(1, consumer)
+                .setParameter(2, userId)
+                .setParameter(3, amount)
+                .executeUpdate();
+    }
+
+    /** Composite key: the consumer scopes the ledger. */
+    public record Key(String consumer, Long userId) implements Serializable {
+        public Key() {
+            this(null, null);
+        }
+    }
+}

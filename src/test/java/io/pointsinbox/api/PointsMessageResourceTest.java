@@ -1,0 +1,96 @@
+package io.pointsinbox.api;
+
+import static io.pointsinbox.support.AmqpTestClient.grant;
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.startsWith;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.time.Duration;
+import java.util.UUID;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import io.pointsinbox.support.AmqpTestClient;
+import io.pointsinbox.support.ArtemisTestResource;
+import io.pointsinbox.support.InboxTestBase;
+import io.pointsinbox.support.Ledger;
+import io.pointsinbox.support.PostgresTestDatabase;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+
+@QuarkusTest
+@QuarkusTestResource(ArtemisTestResource.class)
+@QuarkusTestResource(PostgresTestDatabase.class)
+class PointsMessageResourceTest extends InboxTestBase {
+
+    @Test
+    void firstPostIsProcessedTheSecondIsADuplicate() {
+        UUID id = UUID.randomUUID();
+        post(grant(id, 123, 100)).statusCode(200)
+                .body("status", equalTo("processed"), "messageId", equalTo(id.toString()));
+        post(grant(id, 123, 100)).statusCode(200)
+                .body("status", equalTo("duplicate_ignored"), "messageId", equalTo(id.toString()));
+
+        given().get("/users/123/points").then().statusCode(200).body("userId", equalTo(123), "balance", equalTo(100));
+        given().get("/users/123/grants").then().statusCode(200).body("$", hasSize(1))
+                .body("[0].messageId", equalTo(id.toString()), "[0].amount", equalTo(100));
+        assertEquals(1, Ledger.inboxRows(CONSUMER, id), "one inbox row");
+    }
+
+    @Test
+    void anIdDeliveredOverAmqpIsADuplicateOverHttpAndViceVersa() {
+        UUID overAmqp = UUID.randomUUID();
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.sendText(grant(overAmqp, 124, 10));
+        }
+        awaitDrained();
+        await().atMost(Duration.ofSeconds(10)).until(() -> Ledger.inboxRows(CONSUMER, overAmqp) == 1);
+        post(grant(overAmqp, 124, 10)).statusCode(200).body("status", equalTo("duplicate_ignored"));
+
+        UUID overHttp = UUID.randomUUID();
+        post(grant(overHttp, 124, 20)).statusCode(200).body("status", equalTo("processed"));
+        double duplicatesBefore = io.pointsinbox.support.Metrics.messages(CONSUMER, "duplicate");
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.sendText(grant(overHttp, 124, 20));
+        }
+        awaitDrained();
+        awaitCounter("duplicate", 1, duplicatesBefore);
+
+        assertEquals(30, Ledger.balance(CONSUMER, 124), "each id applied once whatever the transport");
+        assertEquals(0, deadLettered(), "nothing dead-lettered");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "{not json|body",
+            "[]|body",
+            "{\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":1,\"amount\":1}}|messageId",
+            "{\"messageId\":\"nope\",\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":1,\"amount\":1}}|messageId",
+            "{\"messageId\":\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\",\"type\":\"X.v1\",\"payload\":{\"userId\":1,\"amount\":1}}|type",
+            "{\"messageId\":\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\",\"type\":\"PointsGranted.v1\"}|payload",
+            "{\"messageId\":\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\",\"type\":\"PointsGranted.v1\",\"payload\":{\"amount\":1}}|payload.userId",
+            "{\"messageId\":\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\",\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":1,\"amount\":0}}|payload.amount",
+            "{\"messageId\":\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\",\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":1,\"amount\":\"10\"}}|payload.amount",
+            "{\"messageId\":\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\",\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":1,\"amount\":1.5}}|payload.amount",
+    })
+    void badInputIs400NamingTheFieldAndStoresNothing(String body, String field) {
+        post(body).statusCode(400).contentType(ContentType.JSON)
+                .body("error", equalTo("invalid_message"), "field", equalTo(field), "message", startsWith(field + ":"));
+        assertEquals(0, Ledger.totalRows("inbox_message"), "nothing stored for bad input");
+    }
+
+    @Test
+    void unknownUserIs404() {
+        given().get("/users/999999/points").then().statusCode(404);
+    }
+
+    private static io.restassured.response.ValidatableResponse post(String body) {
+        return given().contentType(ContentType.JSON).body(body).post("/messages/points-granted").then();
+    }
+}

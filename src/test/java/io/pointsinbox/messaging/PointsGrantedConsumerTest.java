@@ -1,0 +1,214 @@
+package io.pointsinbox.messaging;
+
+import static io.pointsinbox.support.AmqpTestClient.grant;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Test;
+
+import io.pointsinbox.support.AmqpTestClient;
+import io.pointsinbox.support.ArtemisTestResource;
+import io.pointsinbox.support.FailureInjector;
+import io.pointsinbox.support.InboxTestBase;
+import io.pointsinbox.support.Ledger;
+import io.pointsinbox.support.Metrics;
+import io.pointsinbox.support.PostgresTestDatabase;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+
+@QuarkusTest
+@QuarkusTestResource(ArtemisTestResource.class)
+@QuarkusTestResource(PostgresTestDatabase.class)
+class PointsGrantedConsumerTest extends InboxTestBase {
+
+    @Test
+    void sameMessageTwiceIsAppliedOnceAndTheDuplicateIsAcknowledged() {
+        UUID id = UUID.randomUUID();
+        double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
+        double processedBefore = Metrics.messages(CONSUMER, "processed");
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.sendText(grant(id, 101, 100));
+            sender.sendText(grant(id, 101, 100));
+        }
+        awaitDrained();
+        awaitCounter("duplicate", 1, duplicatesBefore);
+
+        assertEquals(100, Ledger.balance(CONSUMER, 101), "balance after one message delivered twice");
+        assertEquals(1, Ledger.grants(CONSUMER, 101), "grants after one message delivered twice");
+        assertEquals(1, Ledger.inboxRows(CONSUMER, id), "inbox rows for the message id");
+        assertEquals(1, Metrics.messages(CONSUMER, "processed") - processedBefore, "processed count");
+        assertEquals(1, Metrics.messages(CONSUMER, "duplicate") - duplicatesBefore, "duplicate count");
+        // The duplicate is detected inside the method (early flush) and acknowledged: had it surfaced at commit,
+        // it would have been nacked and, after the delivery attempts, dead-lettered.
+        assertEquals(0, deadLettered(), "a duplicate must never be dead-lettered");
+        assertNothingUnacknowledged();
+    }
+
+    @RepeatedTest(5)
+    void parallelSendersOfTheSameMessagesApplyEachOnce() throws Exception {
+        int senders = 4;
+        int messages = 50;
+        long user = 202;
+        List<String> bodies = new ArrayList<>();
+        for (int i = 0; i < messages; i++) {
+            bodies.add(grant(UUID.randomUUID(), user, 10));
+        }
+        double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
+        CyclicBarrier start = new CyclicBarrier(senders);
+        ExecutorService pool = Executors.newFixedThreadPool(senders);
+        try {
+            List<CompletableFuture<Void>> running = new ArrayList<>();
+            for (int s = 0; s < senders; s++) {
+                List<String> order = new ArrayList<>(bodies);
+                Collections.shuffle(order);
+                running.add(CompletableFuture.runAsync(() -> {
+                    try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+                        start.await(10, TimeUnit.SECONDS);
+                        sender.sendAll(order);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }, pool));
+            }
+            CompletableFuture.allOf(running.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        } finally {
+            pool.shutdownNow();
+        }
+        awaitDrained();
+        awaitCounter("duplicate", 150, duplicatesBefore);
+
+        assertEquals(500, Ledger.balance(CONSUMER, user), "50 distinct messages of 10 points, each sent 4 times");
+        assertEquals(50, Ledger.grants(CONSUMER, user), "one grant per distinct message");
+        assertEquals(50, Ledger.inboxRows(CONSUMER), "one inbox row per distinct message");
+        assertEquals(150, Metrics.messages(CONSUMER, "duplicate") - duplicatesBefore, "duplicates counted");
+        assertEquals(0, deadLettered(), "nothing dead-lettered");
+        assertNothingUnacknowledged();
+    }
+
+    @Test
+    void failureOnFirstDeliveryRollsBackTheInboxRowAndTheRedeliveryAppliesOnce() {
+        UUID id = UUID.randomUUID();
+        failures.failTimes(id, 1);
+        double failedBefore = Metrics.messages(CONSUMER, "failed");
+        double processedBefore = Metrics.messages(CONSUMER, "processed");
+        double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.sendText(grant(id, 303, 70));
+        }
+        awaitDrained();
+        awaitCounter("processed", 1, processedBefore);
+
+        assertEquals(1, Metrics.messages(CONSUMER, "failed") - failedBefore, "the first attempt failed");
+        // Had the inbox row of the failed attempt survived, the redelivery would have been taken for a duplicate.
+        assertEquals(0, Metrics.messages(CONSUMER, "duplicate") - duplicatesBefore, "redelivery is not a duplicate");
+        assertEquals(70, Ledger.balance(CONSUMER, 303), "applied once by the redelivery");
+        assertEquals(1, Ledger.grants(CONSUMER, 303), "one grant");
+        assertEquals(1, Ledger.inboxRows(CONSUMER, id), "one inbox row");
+        assertEquals(0, deadLettered(), "nothing dead-lettered");
+        assertNothingUnacknowledged();
+    }
+
+    @Test
+    void deliveryThatAlwaysFailsIsDeadLetteredAfterTheAttemptsAndLaterMessagesFlow() {
+        UUID doomed = UUID.randomUUID();
+        UUID healthy = UUID.randomUUID();
+        failures.failAlways(doomed);
+        double failedBefore = Metrics.messages(CONSUMER, "failed");
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.sendText(grant(doomed, 404, 40));
+            sender.sendText(grant(healthy, 404, 5));
+        }
+        await("dead-lettered").atMost(Duration.ofSeconds(30)).until(() -> deadLettered() == 1);
+        awaitDrained();
+
+        assertEquals(ArtemisTestResource.MAX_DELIVERY_ATTEMPTS, Metrics.messages(CONSUMER, "failed") - failedBefore,
+                "one failure per delivery attempt");
+        assertEquals(5, Ledger.balance(CONSUMER, 404), "only the healthy message applied");
+        assertEquals(0, Ledger.inboxRows(CONSUMER, doomed), "no inbox row for the dead-lettered message");
+        assertEquals(1, Ledger.inboxRows(CONSUMER, healthy), "the later message was applied");
+        assertNothingUnacknowledged();
+    }
+
+    @Test
+    void poisonMessagesGoToTheDeadLetterAddressOnTheirFirstDelivery() {
+        double rejectedBefore = Metrics.messages(CONSUMER, "rejected");
+        double failedBefore = Metrics.messages(CONSUMER, "failed");
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.sendText("{not json");
+            sender.sendText("{\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":505,\"amount\":10}}");
+            sender.sendText(grant(UUID.randomUUID(), 505, -10));
+            sender.sendText(grant(UUID.randomUUID(), 505, 10).replace("PointsGranted.v1", "PointsStolen.v1"));
+            sender.sendText("{\"messageId\":\"not-a-uuid\",\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":505,"
+                    + "\"amount\":10}}");
+        }
+        await("poison dead-lettered").atMost(Duration.ofSeconds(30)).until(() -> deadLettered() == 5);
+        awaitDrained();
+
+        List<String> reasons = ArtemisTestResource.browse(ArtemisTestResource.DEAD_LETTER, DeadLetters.REASON);
+        assertTrue(reasons.get(0).startsWith("body: malformed JSON"), reasons.get(0));
+        assertTrue(reasons.get(1).startsWith("messageId: missing"), reasons.get(1));
+        assertTrue(reasons.get(2).startsWith("payload.amount: must be between 1 and"), reasons.get(2));
+        assertTrue(reasons.get(3).startsWith("type: unknown message type 'PointsStolen.v1'"), reasons.get(3));
+        assertTrue(reasons.get(4).startsWith("messageId: must be a UUID"), reasons.get(4));
+        assertEquals(5, Metrics.messages(CONSUMER, "rejected") - rejectedBefore, "rejected count");
+        assertEquals(0, Metrics.messages(CONSUMER, "failed") - failedBefore, "poison never enters the retry loop");
+        assertEquals(0, Ledger.totalRows("inbox_message"), "nothing stored for poison");
+        assertEquals(0, Ledger.totalRows("user_points"), "nothing applied for poison");
+        assertNothingUnacknowledged();
+    }
+
+    @Test
+    void dataSectionBodyAndAmqpMessageIdAreAccepted() {
+        UUID id = UUID.randomUUID();
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.sendJsonData("{\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":606,\"amount\":6}}",
+                    id.toString());
+            sender.sendJsonData(grant(id, 606, 6), null);
+        }
+        awaitDrained();
+        await().atMost(Duration.ofSeconds(10)).until(() -> Ledger.inboxRows(CONSUMER, id) == 1);
+
+        assertEquals(6, Ledger.balance(CONSUMER, 606), "the AMQP message-id and the body's id are the same key");
+        assertEquals(1, Ledger.inboxRows(CONSUMER, id), "one inbox row for the id");
+        assertEquals(0, deadLettered(), "nothing dead-lettered");
+    }
+
+    @Test
+    void duplicateArrivingDuringTheFirstTransactionWaitsForItThenIsAcknowledgedAsDuplicate() throws Exception {
+        UUID id = UUID.randomUUID();
+        FailureInjector.Hold hold = failures.hold(id);
+        double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.sendText(grant(id, 707, 25));
+            assertTrue(hold.awaitEntered(30), "the first delivery should reach the ledger and hold its transaction");
+            sender.sendText(grant(id, 707, 25));
+            await("duplicate waiting on the inbox's unique index").atMost(Duration.ofSeconds(30))
+                    .until(() -> Ledger.backendsWaitingOnLocks() >= 1);
+            assertEquals(0, Metrics.messages(CONSUMER, "duplicate") - duplicatesBefore,
+                    "the duplicate cannot be decided while the first delivery is uncommitted");
+            assertEquals(0, Ledger.inboxRows(CONSUMER, id), "nothing committed yet");
+        } finally {
+            hold.release();
+        }
+        awaitDrained();
+        awaitCounter("duplicate", 1, duplicatesBefore);
+
+        assertEquals(25, Ledger.balance(CONSUMER, 707), "applied once");
+        assertEquals(1, Ledger.grants(CONSUMER, 707), "one grant");
+        assertEquals(0, deadLettered(), "the waiting duplicate was acknowledged, not dead-lettered");
+        assertNothingUnacknowledged();
+    }
+}

@@ -1,0 +1,132 @@
+package io.pointsinbox.support;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.activemq.artemis.api.core.QueueConfiguration;
+import org.apache.activemq.artemis.api.core.RoutingType;
+import org.apache.activemq.artemis.api.core.SimpleString;
+import org.apache.activemq.artemis.core.config.Configuration;
+import org.apache.activemq.artemis.core.config.CoreAddressConfiguration;
+import org.apache.activemq.artemis.core.config.impl.ConfigurationImpl;
+import org.apache.activemq.artemis.core.server.MessageReference;
+import org.apache.activemq.artemis.core.server.Queue;
+import org.apache.activemq.artemis.core.server.embedded.EmbeddedActiveMQ;
+import org.apache.activemq.artemis.core.settings.impl.AddressSettings;
+import org.apache.activemq.artemis.utils.collections.LinkedListIterator;
+
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+
+/**
+ * A real ActiveMQ Artemis broker inside the test JVM, speaking AMQP 1.0 on a free loopback port, with a dead-letter
+ * address and a bounded number of delivery attempts. It hands host and port to Quarkus, so the same resource serves
+ * the packaged application in integration tests.
+ */
+public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager {
+
+    public static final String ADDRESS = "points-granted";
+    public static final String DEAD_LETTER = "DLQ";
+    public static final int MAX_DELIVERY_ATTEMPTS = 3;
+
+    private static volatile EmbeddedActiveMQ broker;
+    private static volatile int port;
+    private static volatile Path dataDir;
+
+    @Override
+    public Map<String, String> start() {
+        try {
+            port = freePort();
+            dataDir = Files.createTempDirectory("artemis-test");
+            broker = new EmbeddedActiveMQ().setConfiguration(configuration());
+            broker.start();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot start the embedded Artemis broker", e);
+        }
+        return Map.of("amqp-host", "127.0.0.1", "amqp-port", String.valueOf(port));
+    }
+
+    @Override
+    public void stop() {
+        try {
+            if (broker != null) {
+                broker.stop();
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public static int port() {
+        return port;
+    }
+
+    public static Queue queue(String name) {
+        Queue queue = broker.getActiveMQServer().locateQueue(SimpleString.of(name));
+        if (queue == null) {
+            throw new IllegalStateException("no queue " + name + " on the test broker");
+        }
+        return queue;
+    }
+
+    /** Messages waiting plus messages delivered but not yet settled. */
+    public static long pending(String name) {
+        Queue queue = queue(name);
+        return queue.getMessageCount() + queue.getDeliveringCount();
+    }
+
+    /** A string property of every message in a queue, in order (application properties of AMQP messages too). */
+    public static List<String> browse(String name, String property) {
+        List<String> values = new ArrayList<>();
+        try (LinkedListIterator<MessageReference> it = queue(name).browserIterator()) {
+            while (it.hasNext()) {
+                Object value = it.next().getMessage().getObjectProperty(SimpleString.of(property));
+                values.add(value == null ? null : value.toString());
+            }
+        }
+        return values;
+    }
+
+    public static void purge(String name) throws Exception {
+        queue(name).deleteAllReferences();
+    }
+
+    private static Configuration configuration() throws Exception {
+        AddressSettings everyAddress = new AddressSettings()
+                .setDeadLetterAddress(SimpleString.of(DEAD_LETTER))
+                .setMaxDeliveryAttempts(MAX_DELIVERY_ATTEMPTS)
+                .setRedeliveryDelay(0);
+        return new ConfigurationImpl()
+                .setName("points-inbox-test")
+                .setPersistenceEnabled(true)
+                .setJournalDirectory(dataDir.resolve("journal").toString())
+                .setBindingsDirectory(dataDir.resolve("bindings").toString())
+                .setLargeMessagesDirectory(dataDir.resolve("large").toString())
+                .setPagingDirectory(dataDir.resolve("paging").toString())
+                .setJournalSyncTransactional(false)
+                .setJournalSyncNonTransactional(false)
+                .setSecurityEnabled(false)
+                .addAcceptorConfiguration("amqp", "tcp://127.0.0.1:" + port + "?protocols=AMQP")
+                .addAddressSetting("#", everyAddress)
+                .addAddressConfiguration(anycast(ADDRESS))
+                .addAddressConfiguration(anycast(DEAD_LETTER));
+    }
+
+    private static CoreAddressConfiguration anycast(String name) {
+        return new CoreAddressConfiguration()
+                .setName(name)
+                .addRoutingType(RoutingType.ANYCAST)
+                .addQueueConfiguration(QueueConfiguration.of(name).setAddress(name).setRoutingType(RoutingType.ANYCAST)
+                        .setDurable(true));
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package io.pointsinbox.support;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.time.Duration;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.BeforeEach;
+
+/** Common state reset and broker waits for tests that drive the application through the real broker. */
+public abstract class InboxTestBase {
+
+    protected static final String CONSUMER = "points-ledger";
+
+    @Inject
+    protected FailureInjector failures;
+
+    @BeforeEach
+    void resetState() throws Exception {
+        failures.reset();
+        awaitDrained();
+        ArtemisTestResource.purge(ArtemisTestResource.DEAD_LETTER);
+        Ledger.reset();
+    }
+
+    /** Waits until the application has settled every message on the inbound queue. */
+    protected static void awaitDrained() {
+        await("inbound queue drained").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
+                .until(() -> ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) == 0);
+    }
+
+    protected static void awaitCounter(String outcome, double expected, double before) {
+        await(outcome + " counter").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .until(() -> Metrics.messages(CONSUMER, outcome) - before >= expected);
+    }
+
+    protected static void assertNothingUnacknowledged() {
+        assertEquals(0, ArtemisTestResource.pending(ArtemisTestResource.ADDRESS),
+                "every delivery on the inbound queue should be settled");
+    }
+
+    protected static long deadLettered() {
+        return ArtemisTestResource.queue(ArtemisTestResource.DEAD_LETTER).getMessageCount();
+    }
+}

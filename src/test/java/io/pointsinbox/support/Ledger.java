@@ -1,0 +1,73 @@
+package io.pointsinbox.support;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+import org.eclipse.microprofile.config.ConfigProvider;
+
+/** Reads and resets the database state that the tests assert on, over plain JDBC, outside the application. */
+public final class Ledger {
+
+    private Ledger() {
+    }
+
+    public static void reset() {
+        execute("truncate table inbox_message, user_points, point_grant");
+    }
+
+    public static long balance(String consumer, long userId) {
+        return single("select coalesce(sum(balance), 0) from user_points where consumer = '" + consumer
+                + "' and user_id = " + userId);
+    }
+
+    public static long grants(String consumer, long userId) {
+        return single("select count(*) from point_grant where consumer = '" + consumer + "' and user_id = " + userId);
+    }
+
+    public static long inboxRows(String consumer) {
+        return single("select count(*) from inbox_message where consumer = '" + consumer + "'");
+    }
+
+    public static long inboxRows(String consumer, java.util.UUID messageId) {
+        return single("select count(*) from inbox_message where consumer = '" + consumer + "' and message_id = '"
+                + messageId + "'");
+    }
+
+    public static long totalRows(String table) {
+        return single("select count(*) from " + table);
+    }
+
+    /** Backends of this test database waiting for a lock, e.g. on the inbox's unique index. */
+    public static long backendsWaitingOnLocks() {
+        return single("select count(*) from pg_stat_activity where datname = current_database()"
+                + " and wait_event_type = 'Lock'");
+    }
+
+    public static long single(String sql) {
+        try (Connection connection = connect(); Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
+    private static void execute(String sql) {
+        try (Connection connection = connect(); Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
+    private static Connection connect() throws SQLException {
+        var config = ConfigProvider.getConfig();
+        return DriverManager.getConnection(config.getValue("quarkus.datasource.jdbc.url", String.class),
+                config.getValue("quarkus.datasource.username", String.class),
+                config.getOptionalValue("quarkus.datasource.password", String.class).orElse(""));
+    }
+}
