@@ -19,6 +19,11 @@ public interface PointsConfig {
     @Pattern(regexp = "[a-z0-9][a-z0-9._-]*", message = "must be lower-case letters, digits, '.', '_' or '-'")
     String consumer();
 
+    /** The AMQP address the messages are consumed from (POINTS_ADDRESS). */
+    @WithDefault("points-granted")
+    @NotBlank
+    String address();
+
     /** Upper bound of one message's amount; anything larger is poison (POINTS_MAX_AMOUNT). */
     @WithDefault("1000000")
     @Min(1)

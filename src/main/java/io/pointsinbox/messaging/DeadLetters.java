@@ -7,6 +7,7 @@ import org.eclipse.microprofile.reactive.messaging.Message;
 import org.eclipse.microprofile.reactive.messaging.Metadata;
 import org.jboss.logging.Logger;
 
+import io.pointsinbox.config.PointsConfig;
 import io.smallrye.reactive.messaging.MutinyEmitter;
 import io.smallrye.reactive.messaging.amqp.IncomingAmqpMetadata;
 import io.smallrye.reactive.messaging.amqp.OutgoingAmqpMetadata;
@@ -27,9 +28,11 @@ public class DeadLetters {
     private static final Logger LOG = Logger.getLogger(DeadLetters.class);
 
     private final MutinyEmitter<byte[]> emitter;
+    private final String deadLetterAddress;
 
-    DeadLetters(@Channel(CHANNEL) MutinyEmitter<byte[]> emitter) {
+    DeadLetters(@Channel(CHANNEL) MutinyEmitter<byte[]> emitter, PointsConfig config) {
         this.emitter = emitter;
+        this.deadLetterAddress = config.deadLetterAddress();
     }
 
     void forward(IncomingAmqpMetadata incoming, byte[] body, String consumer, String reason) {
@@ -46,6 +49,7 @@ public class DeadLetters {
             outgoing.withContentType(incoming.getContentType());
         }
         emitter.sendMessageAndAwait(Message.of(body, Metadata.of(outgoing.build())));
-        LOG.warnf("Poison message %s dead-lettered for consumer %s: %s", incoming.getId(), consumer, reason);
+        LOG.warnf("Poison message (AMQP message-id %s, %d bytes) dead-lettered to %s for consumer %s: %s",
+                incoming.getId(), body.length, deadLetterAddress, consumer, reason);
     }
 }

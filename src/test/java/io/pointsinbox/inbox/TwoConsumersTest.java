@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 
+import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import jakarta.transaction.Transactional;
 
 import org.junit.jupiter.api.Test;
 
@@ -19,7 +21,6 @@ import io.pointsinbox.support.ArtemisTestResource;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
 import io.pointsinbox.support.PostgresTestDatabase;
-import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 
@@ -32,7 +33,7 @@ class TwoConsumersTest extends InboxTestBase {
     private static final String AUDIT = "points-audit";
 
     @Inject
-    PointsMessageHandler handler;
+    TransactionalDelivery delivery;
 
     @Inject
     EnvelopeReader reader;
@@ -46,8 +47,8 @@ class TwoConsumersTest extends InboxTestBase {
             sender.sendText(body);
         }
         PointsEnvelope envelope = reader.read(body.getBytes(StandardCharsets.UTF_8), null);
-        ProcessingResult first = QuarkusTransaction.requiringNew().call(() -> handler.handle(AUDIT, envelope));
-        ProcessingResult second = QuarkusTransaction.requiringNew().call(() -> handler.handle(AUDIT, envelope));
+        ProcessingResult first = delivery.deliver(AUDIT, envelope);
+        ProcessingResult second = delivery.deliver(AUDIT, envelope);
         awaitDrained();
         org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
                 .until(() -> Ledger.inboxRows(CONSUMER, id) == 1);
@@ -59,5 +60,17 @@ class TwoConsumersTest extends InboxTestBase {
         assertEquals(1, Ledger.inboxRows(CONSUMER, id), "one inbox row for the ledger consumer");
         assertEquals(1, Ledger.inboxRows(AUDIT, id), "one inbox row for the audit consumer");
         assertEquals(2, Ledger.totalRows("point_grant"), "one grant per consumer");
+    }
+
+    /** Delivers to the handler in a transaction of its own, as an adapter of another logical consumer would. */
+    @ApplicationScoped
+    static class TransactionalDelivery {
+        @Inject
+        PointsMessageHandler handler;
+
+        @Transactional
+        ProcessingResult deliver(String consumer, PointsEnvelope envelope) {
+            return handler.handle(consumer, envelope);
+        }
     }
 }
