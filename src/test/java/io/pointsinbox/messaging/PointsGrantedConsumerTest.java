@@ -62,11 +62,18 @@ class PointsGrantedConsumerTest extends InboxTestBase {
         int senders = 4;
         int messages = 50;
         long user = 202;
+        int failingFirstAttempts = 5;
         List<String> bodies = new ArrayList<>();
         for (int i = 0; i < messages; i++) {
-            bodies.add(grant(UUID.randomUUID(), user, 10));
+            UUID id = UUID.randomUUID();
+            if (i < failingFirstAttempts) {
+                // A failed first attempt must not leave a claim behind that turns the retry into a "duplicate".
+                failures.failTimes(id, 1);
+            }
+            bodies.add(grant(id, user, 10));
         }
         double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
+        double failedBefore = Metrics.messages(CONSUMER, "failed");
         CyclicBarrier start = new CyclicBarrier(senders);
         ExecutorService pool = Executors.newFixedThreadPool(senders);
         try {
@@ -94,6 +101,9 @@ class PointsGrantedConsumerTest extends InboxTestBase {
         assertEquals(50, Ledger.grants(CONSUMER, user), "one grant per distinct message");
         assertEquals(50, Ledger.inboxRows(CONSUMER), "one inbox row per distinct message");
         assertEquals(150, Metrics.messages(CONSUMER, "duplicate") - duplicatesBefore, "duplicates counted");
+        // Racing duplicates are decided by the unique index inside the transaction: none of them may fail.
+        assertEquals(failingFirstAttempts, Metrics.messages(CONSUMER, "failed") - failedBefore,
+                "only the injected failures failed");
         assertEquals(0, deadLettered(), "nothing dead-lettered");
         assertNothingUnacknowledged();
     }
@@ -193,6 +203,7 @@ class PointsGrantedConsumerTest extends InboxTestBase {
         UUID id = UUID.randomUUID();
         FailureInjector.Hold hold = failures.hold(id);
         double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
+        double failedBefore = Metrics.messages(CONSUMER, "failed");
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
             sender.sendText(grant(id, 707, 25));
             assertTrue(hold.awaitEntered(30), "the first delivery should reach the ledger and hold its transaction");
@@ -210,6 +221,7 @@ class PointsGrantedConsumerTest extends InboxTestBase {
 
         assertEquals(25, Ledger.balance(CONSUMER, 707), "applied once");
         assertEquals(1, Ledger.grants(CONSUMER, 707), "one grant");
+        assertEquals(0, Metrics.messages(CONSUMER, "failed") - failedBefore, "the waiting duplicate did not fail");
         assertEquals(0, deadLettered(), "the waiting duplicate was acknowledged, not dead-lettered");
         assertNothingUnacknowledged();
     }
