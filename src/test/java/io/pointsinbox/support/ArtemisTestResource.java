@@ -8,16 +8,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import org.apache.activemq.artemis.api.core.QueueConfiguration;
-import org.apache.activemq.artemis.api.core.RoutingType;
 import org.apache.activemq.artemis.api.core.SimpleString;
-import org.apache.activemq.artemis.core.config.Configuration;
-import org.apache.activemq.artemis.core.config.CoreAddressConfiguration;
-import org.apache.activemq.artemis.core.config.impl.ConfigurationImpl;
 import org.apache.activemq.artemis.core.server.MessageReference;
 import org.apache.activemq.artemis.core.server.Queue;
 import org.apache.activemq.artemis.core.server.embedded.EmbeddedActiveMQ;
-import org.apache.activemq.artemis.core.settings.impl.AddressSettings;
 import org.apache.activemq.artemis.utils.collections.LinkedListIterator;
 
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
@@ -29,8 +23,8 @@ import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
  */
 public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager {
 
-    public static final String ADDRESS = "points-granted";
-    public static final String DEAD_LETTER = "DLQ";
+    public static final String ADDRESS = EmbeddedArtemis.ADDRESS;
+    public static final String DEAD_LETTER = EmbeddedArtemis.DEAD_LETTER;
     public static final int MAX_DELIVERY_ATTEMPTS = 3;
 
     private static volatile EmbeddedActiveMQ broker;
@@ -42,8 +36,7 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
         try {
             port = freePort();
             dataDir = Files.createTempDirectory("artemis-test");
-            broker = new EmbeddedActiveMQ().setConfiguration(configuration());
-            broker.start();
+            broker = EmbeddedArtemis.start(port, dataDir, MAX_DELIVERY_ATTEMPTS);
         } catch (Exception e) {
             throw new IllegalStateException("cannot start the embedded Artemis broker", e);
         }
@@ -93,35 +86,6 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
 
     public static void purge(String name) throws Exception {
         queue(name).deleteAllReferences();
-    }
-
-    private static Configuration configuration() throws Exception {
-        AddressSettings everyAddress = new AddressSettings()
-                .setDeadLetterAddress(SimpleString.of(DEAD_LETTER))
-                .setMaxDeliveryAttempts(MAX_DELIVERY_ATTEMPTS)
-                .setRedeliveryDelay(0);
-        return new ConfigurationImpl()
-                .setName("points-inbox-test")
-                .setPersistenceEnabled(true)
-                .setJournalDirectory(dataDir.resolve("journal").toString())
-                .setBindingsDirectory(dataDir.resolve("bindings").toString())
-                .setLargeMessagesDirectory(dataDir.resolve("large").toString())
-                .setPagingDirectory(dataDir.resolve("paging").toString())
-                .setJournalSyncTransactional(false)
-                .setJournalSyncNonTransactional(false)
-                .setSecurityEnabled(false)
-                .addAcceptorConfiguration("amqp", "tcp://127.0.0.1:" + port + "?protocols=AMQP")
-                .addAddressSetting("#", everyAddress)
-                .addAddressConfiguration(anycast(ADDRESS))
-                .addAddressConfiguration(anycast(DEAD_LETTER));
-    }
-
-    private static CoreAddressConfiguration anycast(String name) {
-        return new CoreAddressConfiguration()
-                .setName(name)
-                .addRoutingType(RoutingType.ANYCAST)
-                .addQueueConfiguration(QueueConfiguration.of(name).setAddress(name).setRoutingType(RoutingType.ANYCAST)
-                        .setDurable(true));
     }
 
     private static int freePort() throws IOException {

@@ -1,0 +1,38 @@
+package io.pointsinbox.ops;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItems;
+
+import org.junit.jupiter.api.Test;
+
+import io.pointsinbox.support.ArtemisTestResource;
+import io.pointsinbox.support.PostgresTestDatabase;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+
+@QuarkusTest
+@QuarkusTestResource(ArtemisTestResource.class)
+@QuarkusTestResource(PostgresTestDatabase.class)
+class HealthAndMetricsTest {
+
+    @Test
+    void readinessCoversTheDatabaseAndTheAmqpConnection() {
+        given().get("/q/health/ready").then().statusCode(200)
+                .body("status", equalTo("UP"))
+                .body("checks.name", hasItems("Database connections health check",
+                        "SmallRye Reactive Messaging - readiness check"));
+    }
+
+    @Test
+    void metricsArePublishedInPrometheusFormWithoutIdsInTags() {
+        given().contentType("application/json")
+                .body("{\"messageId\":\"" + java.util.UUID.randomUUID()
+                        + "\",\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":42,\"amount\":1}}")
+                .post("/messages/points-granted").then().statusCode(200);
+        given().get("/q/metrics").then().statusCode(200)
+                .body(containsString("points_inbox_messages_total{consumer=\"points-ledger\",outcome=\"processed\"}"))
+                .body(containsString("points_inbox_processing_seconds_count{consumer=\"points-ledger\""));
+    }
+}
