@@ -1,5 +1,15 @@
 package io.pointsinbox.api;
 
-/** The JSON body of every 4xx: which field is wrong and why. */
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+/** The JSON body of every 4xx: what kind of error, which field (when there is one) and why. */
 public record ApiError(String error, String field, String message) {
+
+    static Response response(Response.StatusType status, String error, String field, String message) {
+        return Response.status(status)
+                .type(MediaType.APPLICATION_JSON_TYPE)
+                .entity(new ApiError(error, field, message))
+                .build();
+    }
 }

@@ -1,6 +1,8 @@
 package io.pointsinbox.api;
 
-import jakarta.ws.rs.core.MediaType;
+import java.util.Locale;
+
+import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
@@ -9,7 +11,7 @@ import io.pointsinbox.config.PointsConfig;
 import io.pointsinbox.messaging.InvalidEnvelopeException;
 import io.pointsinbox.ops.InboxMetrics;
 
-/** Maps an invalid message to 400 with the offending field named; nothing was stored. */
+/** Every client error leaves as JSON: an invalid message is a 400 naming the field; nothing was stored. */
 public class InvalidEnvelopeMapper {
 
     private final InboxMetrics metrics;
@@ -23,9 +25,17 @@ public class InvalidEnvelopeMapper {
     @ServerExceptionMapper
     public Response invalid(InvalidEnvelopeException e) {
         metrics.rejected(config.consumer());
-        return Response.status(Response.Status.BAD_REQUEST)
-                .type(MediaType.APPLICATION_JSON_TYPE)
-                .entity(new ApiError("invalid_message", e.field(), e.getMessage()))
-                .build();
+        return ApiError.response(Response.Status.BAD_REQUEST, "invalid_message", e.field(), e.getMessage());
+    }
+
+    @ServerExceptionMapper
+    public Response clientError(WebApplicationException e) {
+        Response original = e.getResponse();
+        if (original.getStatus() >= 500) {
+            return original;
+        }
+        Response.StatusType status = original.getStatusInfo();
+        String error = status.getReasonPhrase().toLowerCase(Locale.ROOT).replace(' ', '_');
+        return ApiError.response(status, error, null, e.getMessage());
     }
 }

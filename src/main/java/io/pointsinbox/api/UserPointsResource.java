@@ -2,6 +2,7 @@ package io.pointsinbox.api;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.UUID;
 
 import jakarta.validation.constraints.Max;
@@ -34,8 +35,8 @@ public class UserPointsResource {
     public record Balance(long userId, long balance) {
     }
 
-    /** One applied grant. */
-    public record Grant(UUID messageId, long amount, Instant grantedAt) {
+    /** One ledger entry: a grant (positive amount) or a redemption (negative amount). */
+    public record Grant(UUID messageId, String kind, long amount, Instant grantedAt) {
     }
 
     @GET
@@ -51,7 +52,8 @@ public class UserPointsResource {
     public List<Grant> grants(@PathParam("userId") long userId,
             @QueryParam("limit") @DefaultValue("100") @Min(1) @Max(1000) int limit) {
         return PointGrant.newestFirst(config.consumer(), userId, limit).stream()
-                .map(grant -> new Grant(grant.messageId, grant.amount, grant.grantedAt))
+                .map(grant -> new Grant(grant.messageId, grant.kind.name().toLowerCase(Locale.ROOT), grant.amount,
+                        grant.grantedAt))
                 .toList();
     }
 }

@@ -45,6 +45,15 @@ public class InboxGuard {
         }
     }
 
+    /**
+     * The committed claim that made a delivery a duplicate. Read in a transaction of its own: the caller's has
+     * failed on the unique index and can run no further statement.
+     */
+    @Transactional(TxType.REQUIRES_NEW)
+    public Optional<InboxMessage> original(String consumer, java.util.UUID messageId) {
+        return InboxMessage.findByKey(consumer, messageId);
+    }
+
     static boolean isInboxKeyViolation(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof ConstraintViolationException violation) {

@@ -42,7 +42,7 @@ public class EnvelopeReader {
             throw new InvalidEnvelopeException("body", "must be a JSON object");
         }
         UUID messageId = messageId(root.get("messageId"), transportMessageId);
-        String type = type(root.get("type"));
+        MessageType type = type(root.get("type"));
         JsonNode payload = root.get("payload");
         if (payload == null || !payload.isObject()) {
             throw new InvalidEnvelopeException("payload", "must be a JSON object");
@@ -78,15 +78,12 @@ public class EnvelopeReader {
         }
     }
 
-    private static String type(JsonNode node) {
+    private static MessageType type(JsonNode node) {
         if (node == null || !node.isTextual()) {
             throw new InvalidEnvelopeException("type", "missing or not a string");
         }
-        if (!PointsEnvelope.POINTS_GRANTED_V1.equals(node.asText())) {
-            throw new InvalidEnvelopeException("type", "unknown message type '" + abbreviate(node.asText())
-                    + "', expected " + PointsEnvelope.POINTS_GRANTED_V1);
-        }
-        return node.asText();
+        return MessageType.fromWireName(node.asText()).orElseThrow(() -> new InvalidEnvelopeException("type",
+                "unknown message type '" + abbreviate(node.asText()) + "', expected one of " + MessageType.wireNames()));
     }
 
     private static long integer(JsonNode payload, String field, long min, long max) {
@@ -106,10 +103,10 @@ public class EnvelopeReader {
     }
 
     /** Hash of what the message asks for, so that a reused id with a different effect can be told apart. */
-    private static String hash(String type, long userId, long amount) {
+    private static String hash(MessageType type, long userId, long amount) {
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256")
-                    .digest((type + '\n' + userId + '\n' + amount).getBytes(StandardCharsets.UTF_8));
+                    .digest((type.wireName() + '\n' + userId + '\n' + amount).getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(digest);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required by every JVM", e);

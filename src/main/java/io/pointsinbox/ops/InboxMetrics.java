@@ -53,15 +53,22 @@ public class InboxMetrics {
     public final class Recording implements Synchronization {
         private final String consumer;
         private final long startNanos;
-        private boolean duplicate;
+        private String withoutEffect;
+        private String committed = "processed";
 
         private Recording(String consumer, long startNanos) {
             this.consumer = consumer;
             this.startNanos = startNanos;
         }
 
-        public void duplicate() {
-            duplicate = true;
+        /** The delivery ends without effect (duplicate, id conflict) and its transaction is rolled back. */
+        public void withoutEffect(String outcome) {
+            withoutEffect = outcome;
+        }
+
+        /** The outcome to count if the transaction commits. */
+        public void committed(String outcome) {
+            committed = outcome;
         }
 
         @Override
@@ -70,7 +77,8 @@ public class InboxMetrics {
 
         @Override
         public void afterCompletion(int status) {
-            String outcome = duplicate ? "duplicate" : status == Status.STATUS_COMMITTED ? "processed" : "failed";
+            String outcome = withoutEffect != null ? withoutEffect
+                    : status == Status.STATUS_COMMITTED ? committed : "failed";
             counter(consumer, outcome).increment();
             Timer.builder(PROCESSING)
                     .description("Time to claim, apply and commit one delivery")

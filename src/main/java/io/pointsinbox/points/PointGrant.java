@@ -6,6 +6,8 @@ import java.util.UUID;
 
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
+import jakarta.persistence.EnumType;
+import jakarta.persistence.Enumerated;
 import jakarta.persistence.GeneratedValue;
 import jakarta.persistence.GenerationType;
 import jakarta.persistence.Id;
@@ -16,7 +18,10 @@ import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
 import io.quarkus.panache.common.Page;
 import io.quarkus.panache.common.Sort;
 
-/** The audit record of one applied grant; its (consumer, message_id) key is a second guard behind the inbox. */
+/**
+ * One ledger entry: a grant (positive amount) or a redemption (negative amount). A balance always equals the sum of
+ * its entries; the (consumer, message_id) key is a second guard behind the inbox.
+ */
 @Entity
 @Table(name = "point_grant")
 public class PointGrant extends PanacheEntityBase {
@@ -35,11 +40,21 @@ public class PointGrant extends PanacheEntityBase {
     @Column(nullable = false)
     public long amount;
 
+    @Enumerated(EnumType.STRING)
+    @Column(nullable = false, length = 20)
+    public Kind kind;
+
     @Column(name = "message_id", nullable = false)
     public UUID messageId;
 
     @Column(name = "granted_at", nullable = false)
     public Instant grantedAt;
+
+    /** Whether points were added or taken away. */
+    public enum Kind {
+        GRANT,
+        REDEMPTION
+    }
 
     public static List<PointGrant> newestFirst(String consumer, long userId, int limit) {
         return find("consumer = ?1 and userId = ?2", Sort.descending("grantedAt", "id"), consumer, userId)

@@ -8,6 +8,8 @@ import jakarta.enterprise.event.Event;
 import jakarta.transaction.Transactional;
 import jakarta.transaction.Transactional.TxType;
 
+import io.pointsinbox.inbox.InboxOutcome;
+
 /** The business effect of a message; runs only inside the transaction that claimed the inbox row. */
 @ApplicationScoped
 public class PointsLedger {
@@ -19,15 +21,31 @@ public class PointsLedger {
     }
 
     @Transactional(TxType.MANDATORY)
-    public void grant(String consumer, UUID messageId, long userId, long amount) {
+    public InboxOutcome grant(String consumer, UUID messageId, long userId, long amount) {
         UserPoints.credit(consumer, userId, amount);
-        PointGrant grant = new PointGrant();
-        grant.consumer = consumer;
-        grant.userId = userId;
-        grant.amount = amount;
-        grant.messageId = messageId;
-        grant.grantedAt = Instant.now();
-        grant.persist();
-        applied.fire(new PointsApplied(consumer, messageId, userId, amount));
+        record(consumer, messageId, userId, amount, PointGrant.Kind.GRANT);
+        return InboxOutcome.PROCESSED;
+    }
+
+    /** A redemption the balance cannot cover is a business outcome, recorded like any other, not a failure. */
+    @Transactional(TxType.MANDATORY)
+    public InboxOutcome redeem(String consumer, UUID messageId, long userId, long amount) {
+        if (!UserPoints.debit(consumer, userId, amount)) {
+            return InboxOutcome.REJECTED_INSUFFICIENT_BALANCE;
+        }
+        record(consumer, messageId, userId, -amount, PointGrant.Kind.REDEMPTION);
+        return InboxOutcome.PROCESSED;
+    }
+
+    private void record(String consumer, UUID messageId, long userId, long signedAmount, PointGrant.Kind kind) {
+        PointGrant entry = new PointGrant();
+        entry.consumer = consumer;
+        entry.userId = userId;
+        entry.amount = signedAmount;
+        entry.kind = kind;
+        entry.messageId = messageId;
+        entry.grantedAt = Instant.now();
+        entry.persist();
+        applied.fire(new PointsApplied(consumer, messageId, userId, signedAmount));
     }
 }

@@ -1,5 +1,8 @@
 package io.pointsinbox.points;
 
+import java.time.Instant;
+import java.util.Optional;
+
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.transaction.Transactional;
 import jakarta.transaction.Transactional.TxType;
@@ -8,6 +11,7 @@ import org.jboss.logging.Logger;
 
 import io.pointsinbox.inbox.InboxGuard;
 import io.pointsinbox.inbox.InboxMessage;
+import io.pointsinbox.inbox.InboxOutcome;
 import io.pointsinbox.messaging.PointsEnvelope;
 import io.pointsinbox.ops.InboxMetrics;
 
@@ -33,16 +37,34 @@ public class PointsMessageHandler {
     @Transactional(TxType.MANDATORY)
     public ProcessingResult handle(String consumer, PointsEnvelope envelope) {
         InboxMetrics.Recording recording = metrics.recordOnCompletion(consumer);
-        var claimed = inbox.claim(consumer, envelope.inboxEntry());
+        Optional<InboxMessage> claimed = inbox.claim(consumer, envelope.inboxEntry());
         if (claimed.isEmpty()) {
-            recording.duplicate();
-            LOG.debugf("Duplicate message %s for consumer %s acknowledged without effect", envelope.messageId(),
-                    consumer);
-            return new ProcessingResult(envelope.messageId(), ProcessingResult.Status.DUPLICATE_IGNORED);
+            return alreadyClaimed(consumer, envelope, recording);
         }
-        ledger.grant(consumer, envelope.messageId(), envelope.userId(), envelope.amount());
+        InboxOutcome outcome = switch (envelope.type()) {
+            case POINTS_GRANTED -> ledger.grant(consumer, envelope.messageId(), envelope.userId(), envelope.amount());
+            case POINTS_REDEEMED -> ledger.redeem(consumer, envelope.messageId(), envelope.userId(), envelope.amount());
+        };
         InboxMessage row = claimed.get();
-        row.processedAt = java.time.Instant.now();
-        return new ProcessingResult(envelope.messageId(), ProcessingResult.Status.PROCESSED);
+        row.outcome = outcome;
+        row.processedAt = Instant.now();
+        recording.committed(outcome == InboxOutcome.PROCESSED ? "processed" : "insufficient_balance");
+        return new ProcessingResult(envelope.messageId(), ProcessingResult.Status.FIRST_DELIVERY, outcome);
+    }
+
+    private ProcessingResult alreadyClaimed(String consumer, PointsEnvelope envelope,
+            InboxMetrics.Recording recording) {
+        Optional<InboxMessage> original = inbox.original(consumer, envelope.messageId());
+        if (original.isPresent() && !original.get().payloadHash.equals(envelope.payloadHash())) {
+            recording.withoutEffect("id_conflict");
+            LOG.warnf("Message id %s reused for consumer %s with a different payload (first %s, now %s %s); "
+                    + "not applied", envelope.messageId(), consumer, original.get().payloadJson,
+                    envelope.type().wireName(), envelope.payloadJson());
+            return new ProcessingResult(envelope.messageId(), ProcessingResult.Status.ID_CONFLICT, null);
+        }
+        recording.withoutEffect("duplicate");
+        LOG.debugf("Duplicate message %s for consumer %s acknowledged without effect", envelope.messageId(), consumer);
+        return new ProcessingResult(envelope.messageId(), ProcessingResult.Status.DUPLICATE_IGNORED,
+                original.map(row -> row.outcome).orElse(null));
     }
 }

@@ -2,12 +2,21 @@ package io.pointsinbox.points;
 
 import java.util.UUID;
 
-/** How one delivery ended for a consumer, as reported to the sender over HTTP and to the metrics. */
-public record ProcessingResult(UUID messageId, Status status) {
+import io.pointsinbox.inbox.InboxOutcome;
+
+/**
+ * How one delivery ended for a consumer. For a duplicate, {@code outcome} is what the first delivery recorded, so a
+ * sender retrying gets the same answer; it is null when the delivery was not applied (id conflict).
+ */
+public record ProcessingResult(UUID messageId, Status status, InboxOutcome outcome) {
 
     /** The outcomes a delivery that reached the inbox can have. */
     public enum Status {
-        PROCESSED,
-        DUPLICATE_IGNORED
+        /** First delivery; {@code outcome} says whether the effect was applied or rejected by a business rule. */
+        FIRST_DELIVERY,
+        /** The same message again: acknowledged without effect. */
+        DUPLICATE_IGNORED,
+        /** The id was already used for a different message: not applied, counted, logged as a warning. */
+        ID_CONFLICT
     }
 }

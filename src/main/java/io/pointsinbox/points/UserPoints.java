@@ -48,6 +48,23 @@ public class UserPoints extends PanacheEntityBase {
                 .executeUpdate();
     }
 
+    /**
+     * Takes from a balance only if it covers the amount, in one conditional update: the row lock makes concurrent
+     * redemptions queue up, and each sees the balance left by the previous one, so it can never go below zero.
+     *
+     * @return whether the balance covered the amount (an unknown user has none)
+     */
+    static boolean debit(String consumer, long userId, long amount) {
+        return getEntityManager().createNativeQuery("""
+                update user_points set balance = balance - ?3
+                where consumer = ?1 and user_id = ?2 and balance >= ?3
+                """)
+                .setParameter(1, consumer)
+                .setParameter(2, userId)
+                .setParameter(3, amount)
+                .executeUpdate() == 1;
+    }
+
     /** Composite key: the consumer scopes the ledger. */
     public record Key(String consumer, Long userId) implements Serializable {
         public Key() {

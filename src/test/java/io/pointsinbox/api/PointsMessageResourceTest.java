@@ -78,6 +78,9 @@ class PointsMessageResourceTest extends InboxTestBase {
             "{\"messageId\":\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\",\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":1,\"amount\":0}}|payload.amount",
             "{\"messageId\":\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\",\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":1,\"amount\":\"10\"}}|payload.amount",
             "{\"messageId\":\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\",\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":1,\"amount\":1.5}}|payload.amount",
+            "{\"messageId\":\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\",\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":\"1\",\"amount\":1}}|payload.userId",
+            "{\"messageId\":42,\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":1,\"amount\":1}}|messageId",
+            "{\"messageId\":\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\",\"type\":7,\"payload\":{\"userId\":1,\"amount\":1}}|type",
     })
     void badInputIs400NamingTheFieldAndStoresNothing(String body, String field) {
         post(body).statusCode(400).contentType(ContentType.JSON)
@@ -86,8 +89,32 @@ class PointsMessageResourceTest extends InboxTestBase {
     }
 
     @Test
-    void unknownUserIs404() {
-        given().get("/users/999999/points").then().statusCode(404);
+    void unknownUserIs404WithAJsonError() {
+        given().get("/users/999999/points").then().statusCode(404).contentType(ContentType.JSON)
+                .body("error", equalTo("not_found"));
+    }
+
+    @Test
+    void oversizedBodyIs413NamingTheLimit() {
+        String padding = "x".repeat(20_000);
+        post(grant(UUID.randomUUID(), 1, 1).replace("}}", "},\"padding\":\"" + padding + "\"}"))
+                .statusCode(413).contentType(ContentType.JSON)
+                .body("error", equalTo("body_too_large"), "message", startsWith("body: at most"));
+        assertEquals(0, Ledger.totalRows("inbox_message"), "nothing stored");
+    }
+
+    @Test
+    void wrongContentTypeIs415WithAJsonError() {
+        given().contentType(ContentType.TEXT).body(grant(UUID.randomUUID(), 1, 1)).post("/messages/points-granted")
+                .then().statusCode(415).contentType(ContentType.JSON).body("error", equalTo("unsupported_media_type"));
+        assertEquals(0, Ledger.totalRows("inbox_message"), "nothing stored");
+    }
+
+    @Test
+    void aRedemptionPostedToTheGrantEndpointIs400() {
+        post(grant(UUID.randomUUID(), 1, 1).replace("PointsGranted.v1", "PointsRedeemed.v1")).statusCode(400)
+                .body("field", equalTo("type"));
+        assertEquals(0, Ledger.totalRows("inbox_message"), "nothing stored");
     }
 
     private static io.restassured.response.ValidatableResponse post(String body) {

@@ -53,7 +53,7 @@ class TwoConsumersTest extends InboxTestBase {
         org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
                 .until(() -> Ledger.inboxRows(CONSUMER, id) == 1);
 
-        assertEquals(ProcessingResult.Status.PROCESSED, first.status(), "first delivery to the audit consumer");
+        assertEquals(ProcessingResult.Status.FIRST_DELIVERY, first.status(), "first delivery to the audit consumer");
         assertEquals(ProcessingResult.Status.DUPLICATE_IGNORED, second.status(), "second delivery to the audit consumer");
         assertEquals(30, Ledger.balance(CONSUMER, 909), "the ledger consumer applied it once");
         assertEquals(30, Ledger.balance(AUDIT, 909), "the audit consumer applied it once");

@@ -39,6 +39,12 @@ public final class AmqpTestClient implements AutoCloseable {
                 + ",\"amount\":" + amount + "}}";
     }
 
+    /** A redemption envelope, as a JSON string. */
+    public static String redeem(UUID messageId, long userId, long amount) {
+        return "{\"messageId\":\"" + messageId + "\",\"type\":\"PointsRedeemed.v1\",\"payload\":{\"userId\":"
+                + userId + ",\"amount\":" + amount + "}}";
+    }
+
     /** Sends a JSON text body as an AMQP string value, persistent, and waits for the broker to accept it. */
     public void sendText(String body) {
         send(AmqpMessage.create().withBody(body).durable(true).build());

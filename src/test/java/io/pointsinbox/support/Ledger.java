@@ -56,7 +56,7 @@ public final class Ledger {
         }
     }
 
-    private static void execute(String sql) {
+    public static void execute(String sql) {
         try (Connection connection = connect(); Statement statement = connection.createStatement()) {
             statement.execute(sql);
         } catch (SQLException e) {

@@ -1,0 +1,29 @@
+package io.pointsinbox.messaging;
+
+import java.util.Arrays;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/** The message types this service understands, by their wire name. */
+public enum MessageType {
+    POINTS_GRANTED("PointsGranted.v1"),
+    POINTS_REDEEMED("PointsRedeemed.v1");
+
+    private final String wireName;
+
+    MessageType(String wireName) {
+        this.wireName = wireName;
+    }
+
+    public String wireName() {
+        return wireName;
+    }
+
+    public static Optional<MessageType> fromWireName(String name) {
+        return Arrays.stream(values()).filter(type -> type.wireName.equals(name)).findFirst();
+    }
+
+    public static String wireNames() {
+        return Arrays.stream(values()).map(MessageType::wireName).collect(Collectors.joining(", "));
+    }
+}

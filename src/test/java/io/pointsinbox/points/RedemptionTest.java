@@ -1,0 +1,141 @@
+package io.pointsinbox.points;
+
+import static io.pointsinbox.support.AmqpTestClient.grant;
+import static io.pointsinbox.support.AmqpTestClient.redeem;
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+
+import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Test;
+
+import io.pointsinbox.support.AmqpTestClient;
+import io.pointsinbox.support.ArtemisTestResource;
+import io.pointsinbox.support.InboxTestBase;
+import io.pointsinbox.support.Ledger;
+import io.pointsinbox.support.Metrics;
+import io.pointsinbox.support.ParallelSenders;
+import io.pointsinbox.support.PostgresTestDatabase;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+
+@QuarkusTest
+@QuarkusTestResource(ArtemisTestResource.class)
+@QuarkusTestResource(PostgresTestDatabase.class)
+class RedemptionTest extends InboxTestBase {
+
+    @RepeatedTest(3)
+    void fiftyRedemptionsSentByFourWorkersEachTakeTheirTenPointsOnce() throws Exception {
+        long user = 1_001;
+        post("points-granted", grant(UUID.randomUUID(), user, 1000)).statusCode(200);
+        List<String> redemptions = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            redemptions.add(redeem(UUID.randomUUID(), user, 10));
+        }
+        double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
+        double rejectedBefore = Metrics.messages(CONSUMER, "insufficient_balance");
+        List<List<String>> perWorker = new ArrayList<>();
+        for (int w = 0; w < 4; w++) {
+            List<String> order = new ArrayList<>(redemptions);
+            Collections.shuffle(order);
+            perWorker.add(order);
+        }
+        ParallelSenders.send(perWorker);
+        awaitDrained();
+        awaitCounter("duplicate", 150, duplicatesBefore);
+
+        // A consumer without an inbox would reach 0 (and then reject); one that checks the balance before
+        // acting without a lock would overdraw.
+        assertEquals(500, Ledger.balance(CONSUMER, user), "1000 minus 50 distinct redemptions of 10");
+        assertEquals(51, Ledger.grants(CONSUMER, user), "one grant and 50 redemptions recorded");
+        assertEquals(0, Metrics.messages(CONSUMER, "insufficient_balance") - rejectedBefore,
+                "no redemption was short of points");
+        assertEquals(0, deadLettered(), "nothing dead-lettered");
+        assertNothingUnacknowledged();
+        assertConsistent();
+    }
+
+    @RepeatedTest(3)
+    void concurrentGrantsAndRedemptionsOnOneUserEndArithmeticallyCorrectAndNeverNegative() throws Exception {
+        long user = 2_002;
+        List<String> messages = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            messages.add(grant(UUID.randomUUID(), user, 10));
+        }
+        for (int i = 0; i < 150; i++) {
+            messages.add(redeem(UUID.randomUUID(), user, 10));
+        }
+        Collections.shuffle(messages);
+        double processedBefore = Metrics.messages(CONSUMER, "processed");
+        double rejectedBefore = Metrics.messages(CONSUMER, "insufficient_balance");
+        List<List<String>> perSender = new ArrayList<>();
+        for (int s = 0; s < 8; s++) {
+            perSender.add(messages.subList(s * messages.size() / 8, (s + 1) * messages.size() / 8));
+        }
+        ParallelSenders.send(perSender);
+        awaitDrained();
+        await("all settled").atMost(Duration.ofSeconds(30)).until(() -> Metrics.messages(CONSUMER, "processed")
+                - processedBefore + Metrics.messages(CONSUMER, "insufficient_balance") - rejectedBefore >= 250);
+
+        long rejected = (long) (Metrics.messages(CONSUMER, "insufficient_balance") - rejectedBefore);
+        long redeemed = 150 - rejected;
+        long balance = Ledger.balance(CONSUMER, user);
+        assertEquals(1000 - 10 * redeemed, balance, "1000 granted minus the redemptions that were applied");
+        assertTrue(balance >= 0, "never below zero, got " + balance);
+        assertTrue(rejected >= 50, "at least 50 redemptions could not be covered, got " + rejected);
+        assertEquals(100 + redeemed, Ledger.grants(CONSUMER, user), "one entry per applied message");
+        assertEquals(250, Ledger.inboxRows(CONSUMER), "every message, applied or rejected, is recorded once");
+        assertConsistent();
+    }
+
+    @Test
+    void aRejectedRedemptionIsRecordedAndItsDuplicateAnswersTheSameEvenOnceTheBalanceWouldCoverIt() {
+        long user = 3_003;
+        UUID redemption = UUID.randomUUID();
+        post("points-granted", grant(UUID.randomUUID(), user, 5)).statusCode(200);
+        post("points-redeemed", redeem(redemption, user, 10)).statusCode(422)
+                .body("status", equalTo("rejected_insufficient_balance"), "outcome",
+                        equalTo("rejected_insufficient_balance"));
+        post("points-granted", grant(UUID.randomUUID(), user, 100)).statusCode(200);
+        post("points-redeemed", redeem(redemption, user, 10)).statusCode(422)
+                .body("status", equalTo("duplicate_ignored"), "outcome", equalTo("rejected_insufficient_balance"));
+
+        assertEquals(105, Ledger.balance(CONSUMER, user), "the rejected redemption was never applied");
+        assertEquals(1, Ledger.inboxRows(CONSUMER, redemption), "the rejection is recorded once");
+    }
+
+    @Test
+    void aRejectedRedemptionOverAmqpIsAcknowledgedNotRetried() {
+        long user = 4_004;
+        UUID redemption = UUID.randomUUID();
+        double failedBefore = Metrics.messages(CONSUMER, "failed");
+        double rejectedBefore = Metrics.messages(CONSUMER, "insufficient_balance");
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.sendText(redeem(redemption, user, 10));
+        }
+        awaitDrained();
+        awaitCounter("insufficient_balance", 1, rejectedBefore);
+
+        assertEquals(0, Metrics.messages(CONSUMER, "failed") - failedBefore, "a business rejection is not a failure");
+        assertEquals(1, Ledger.inboxRows(CONSUMER, redemption), "recorded");
+        assertEquals(0, deadLettered(), "not dead-lettered");
+        assertNothingUnacknowledged();
+    }
+
+    private static void assertConsistent() {
+        given().get("/admin/reconciliation").then().statusCode(200).body("consistent", equalTo(true));
+    }
+
+    private static io.restassured.response.ValidatableResponse post(String endpoint, String body) {
+        return given().contentType(ContentType.JSON).body(body).post("/messages/" + endpoint).then();
+    }
+}
