@@ -36,6 +36,10 @@ public interface PointsConfig {
     @Max(256)
     int concurrency();
 
+    /** While the database is unreachable, consumption is paused and the database probed this often (POINTS_DATABASE_RETRY_INTERVAL). */
+    @WithDefault("1s")
+    java.time.Duration databaseRetryInterval();
+
     /** Where poison messages are forwarded, with their reason (POINTS_DEAD_LETTER_ADDRESS). */
     @WithDefault("DLQ")
     @NotBlank

@@ -3,6 +3,7 @@ package io.pointsinbox.ops;
 import java.util.concurrent.TimeUnit;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
@@ -13,7 +14,8 @@ import io.micrometer.core.instrument.Timer;
 
 /**
  * Counts messages by outcome and consumer. Outcomes are recorded when the transaction completes, so a message is
- * counted as processed only once its effect is committed, and a rolled-back attempt counts as failed.
+ * counted as processed only once its effect is committed, and a rolled-back attempt counts as failed (and is
+ * announced as {@link DeliveryFailed}).
  */
 @ApplicationScoped
 public class InboxMetrics {
@@ -23,10 +25,13 @@ public class InboxMetrics {
 
     private final MeterRegistry registry;
     private final TransactionSynchronizationRegistry transactions;
+    private final Event<DeliveryFailed> failures;
 
-    InboxMetrics(MeterRegistry registry, TransactionSynchronizationRegistry transactions) {
+    InboxMetrics(MeterRegistry registry, TransactionSynchronizationRegistry transactions,
+            Event<DeliveryFailed> failures) {
         this.registry = registry;
         this.transactions = transactions;
+        this.failures = failures;
     }
 
     /** Starts timing a delivery in the current transaction; its outcome is counted when that transaction ends. */
@@ -87,6 +92,9 @@ public class InboxMetrics {
                     .publishPercentileHistogram()
                     .register(registry)
                     .record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
+            if ("failed".equals(outcome)) {
+                failures.fire(new DeliveryFailed(consumer));
+            }
         }
     }
 }

@@ -54,6 +54,13 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
         }
     }
 
+    /** Stops the broker, keeps it down for a while, and starts it again on the same port and journal. */
+    public static void restart(java.time.Duration down) throws Exception {
+        broker.stop();
+        Thread.sleep(down.toMillis());
+        broker = EmbeddedArtemis.start(port, dataDir, MAX_DELIVERY_ATTEMPTS);
+    }
+
     public static int port() {
         return port;
     }

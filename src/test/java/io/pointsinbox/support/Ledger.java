@@ -66,7 +66,7 @@ public final class Ledger {
 
     private static Connection connect() throws SQLException {
         var config = ConfigProvider.getConfig();
-        return DriverManager.getConnection(config.getValue("quarkus.datasource.jdbc.url", String.class),
+        return DriverManager.getConnection(config.getValue(PostgresTestDatabase.DIRECT_URL, String.class),
                 config.getValue("quarkus.datasource.username", String.class),
                 config.getOptionalValue("quarkus.datasource.password", String.class).orElse(""));
     }

@@ -12,11 +12,20 @@ import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 
 /**
  * Points the tests at a database of their own on the local PostgreSQL, creating it when missing, so that tests
- * never touch other data. Host, port and credentials follow the usual QUARKUS_DATASOURCE_* variables.
+ * never touch other data. The application reaches it through a {@link TcpProxy} that tests can cut to play a
+ * database outage; the tests' own reads use the direct URL ({@value #DIRECT_URL}).
  */
 public class PostgresTestDatabase implements QuarkusTestResourceLifecycleManager {
 
     public static final String DATABASE = env("POINTS_TEST_DATABASE", "points_inbox_test");
+    public static final String DIRECT_URL = "test.direct-jdbc-url";
+
+    private static volatile TcpProxy proxy;
+
+    /** The proxy between the application and PostgreSQL. */
+    public static TcpProxy proxy() {
+        return proxy;
+    }
 
     @Override
     public Map<String, String> start() {
@@ -26,14 +35,27 @@ public class PostgresTestDatabase implements QuarkusTestResourceLifecycleManager
         String password = env("QUARKUS_DATASOURCE_PASSWORD", "");
         String server = "jdbc:postgresql://" + host + ":" + port + "/";
         createIfMissing(server + "postgres", user, password);
+        try {
+            proxy = new TcpProxy(host, Integer.parseInt(port));
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("cannot start the database proxy", e);
+        }
         return Map.of(
-                "quarkus.datasource.jdbc.url", server + DATABASE,
+                "quarkus.datasource.jdbc.url", "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + DATABASE,
+                DIRECT_URL, server + DATABASE,
                 "quarkus.datasource.username", user,
                 "quarkus.datasource.password", password);
     }
 
     @Override
     public void stop() {
+        try {
+            if (proxy != null) {
+                proxy.close();
+            }
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static void createIfMissing(String adminUrl, String user, String password) {

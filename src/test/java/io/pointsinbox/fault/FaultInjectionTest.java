@@ -1,0 +1,129 @@
+package io.pointsinbox.fault;
+
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+import jakarta.inject.Inject;
+
+import org.jboss.logging.Logger;
+import org.junit.jupiter.api.Test;
+
+import io.pointsinbox.messaging.PointsGrantedConsumer;
+import io.pointsinbox.support.ArtemisTestResource;
+import io.pointsinbox.support.InboxTestBase;
+import io.pointsinbox.support.Ledger;
+import io.pointsinbox.support.Metrics;
+import io.pointsinbox.support.PostgresTestDatabase;
+import io.pointsinbox.support.Workload;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.smallrye.reactive.messaging.ChannelRegistry;
+import io.smallrye.reactive.messaging.PausableChannel;
+
+/** The same invariant under a broker restart, killed database connections and a database outage. */
+@QuarkusTest
+@QuarkusTestResource(ArtemisTestResource.class)
+@QuarkusTestResource(PostgresTestDatabase.class)
+class FaultInjectionTest extends InboxTestBase {
+
+    private static final Logger LOG = Logger.getLogger(FaultInjectionTest.class);
+
+    @Inject
+    ChannelRegistry channels;
+
+    @Test
+    void brokerRestartInTheMiddleOfAStreamLosesNothingAndDoublesNothing() throws Exception {
+        Workload workload = new Workload(3_000, 0.2, 10_000, 40, 1);
+        long started = System.nanoTime();
+        double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
+        // Preload a backlog first, so that the restart hits a consumer in the middle of it.
+        PausableChannel channel = channels.getPausable(PointsGrantedConsumer.CHANNEL);
+        channel.pause();
+        try {
+            workload.sendAll();
+        } finally {
+            channel.resume();
+        }
+        await("a quarter applied").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
+                .until(() -> Ledger.inboxRows(CONSUMER) >= workload.unique() / 4);
+        long appliedAtRestart = Ledger.inboxRows(CONSUMER);
+        ArtemisTestResource.restart(Duration.ofSeconds(2));
+        assertTrue(appliedAtRestart < workload.unique(), "the restart happened mid-stream (" + appliedAtRestart
+                + " of " + workload.unique() + " applied)");
+
+        await("stream drained after the restart").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200))
+                .until(() -> Ledger.inboxRows(CONSUMER) == workload.unique()
+                        && ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) == 0);
+        workload.assertInvariantHolds(CONSUMER);
+        report("broker restart", workload, "1 broker restart (2 s down)", duplicatesBefore, started);
+    }
+
+    @Test
+    void killedDatabaseConnectionsMidStreamAreRedeliveredAndAppliedOnce() throws Exception {
+        Workload workload = new Workload(3_000, 0.2, 20_000, 40, 2);
+        long started = System.nanoTime();
+        double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
+        double failedBefore = Metrics.messages(CONSUMER, "failed");
+        CompletableFuture<Void> sending = CompletableFuture.runAsync(workload::sendAll);
+        long killed = 0;
+        for (int wave = 1; wave <= 3; wave++) {
+            int threshold = workload.unique() * wave / 5;
+            await("wave " + wave).atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> Ledger.inboxRows(CONSUMER) >= threshold);
+            killed += Ledger.single("select count(pg_terminate_backend(pid)) from pg_stat_activity"
+                    + " where application_name = 'points-inbox' and datname = current_database()");
+        }
+        sending.get();
+        assertTrue(killed > 0, "the application's backends were terminated");
+
+        await("stream drained").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200))
+                .until(() -> Ledger.inboxRows(CONSUMER) == workload.unique()
+                        && ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) == 0);
+        workload.assertInvariantHolds(CONSUMER);
+        LOG.infof("killed %d backends; %s deliveries failed and were redelivered", killed,
+                Metrics.messages(CONSUMER, "failed") - failedBefore);
+        report("database connections killed", workload, killed + " backends killed in 3 waves", duplicatesBefore,
+                started);
+    }
+
+    @Test
+    void aDatabaseOutageLongerThanTheRedeliveryBudgetPausesConsumptionAndLosesNothing() throws Exception {
+        Workload workload = new Workload(500, 0.2, 30_000, 10, 3);
+        long started = System.nanoTime();
+        double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
+        PostgresTestDatabase.proxy().cut();
+        try {
+            workload.sendAll();
+            await("readiness reports the outage").atMost(Duration.ofSeconds(30))
+                    .until(() -> given().get("/q/health/ready").statusCode() == 503);
+            given().get("/q/health/ready").then().statusCode(503).body("status", equalTo("DOWN"));
+            // Far longer than the broker's redelivery budget (3 attempts, no delay): without the pause every
+            // message would have been dead-lettered by now.
+            Thread.sleep(5_000);
+            assertEquals(0, deadLettered(), "messages wait on the broker during the outage");
+            assertEquals(0, Ledger.inboxRows(CONSUMER), "nothing could be applied during the outage");
+        } finally {
+            PostgresTestDatabase.proxy().restore();
+        }
+        await("readiness back").atMost(Duration.ofSeconds(30))
+                .until(() -> given().get("/q/health/ready").statusCode() == 200);
+        await("stream drained after the outage").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200))
+                .until(() -> Ledger.inboxRows(CONSUMER) == workload.unique()
+                        && ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) == 0);
+        workload.assertInvariantHolds(CONSUMER);
+        report("database outage", workload, "database unreachable for > 5 s", duplicatesBefore, started);
+    }
+
+    private static void report(String scenario, Workload workload, String faults, double duplicatesBefore,
+            long startedNanos) {
+        LOG.infof("FAULT-REPORT | %s | sent %d | duplicates injected %d | %s | duplicates absorbed %.0f | lost 0 |"
+                + " doubled 0 | %.1f s", scenario, workload.messages().size(), workload.duplicates(), faults,
+                Metrics.messages(CONSUMER, "duplicate") - duplicatesBefore, (System.nanoTime() - startedNanos) / 1e9);
+    }
+}

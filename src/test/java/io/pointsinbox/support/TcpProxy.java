@@ -1,0 +1,113 @@
+package io.pointsinbox.support;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A loopback TCP proxy that a test can cut: every open connection is dropped and new ones are refused until it is
+ * restored. Put in front of PostgreSQL it plays a database that becomes unreachable.
+ */
+public final class TcpProxy implements AutoCloseable {
+
+    private final String targetHost;
+    private final int targetPort;
+    private final int port;
+    private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+    private volatile ServerSocket server;
+
+    public TcpProxy(String targetHost, int targetPort) throws IOException {
+        this.targetHost = targetHost;
+        this.targetPort = targetPort;
+        try (ServerSocket probe = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            this.port = probe.getLocalPort();
+        }
+        restore();
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** Drops every connection and refuses new ones. */
+    public synchronized void cut() throws IOException {
+        if (server != null) {
+            server.close();
+            server = null;
+        }
+        for (Socket socket : sockets) {
+            closeQuietly(socket);
+        }
+        sockets.clear();
+    }
+
+    public synchronized void restore() throws IOException {
+        if (server != null) {
+            return;
+        }
+        ServerSocket listening = new ServerSocket();
+        listening.setReuseAddress(true);
+        listening.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 200);
+        server = listening;
+        Thread acceptor = new Thread(() -> accept(listening), "tcp-proxy-accept-" + port);
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    private void accept(ServerSocket listening) {
+        while (!listening.isClosed()) {
+            try {
+                Socket client = listening.accept();
+                Socket upstream = new Socket(targetHost, targetPort);
+                client.setTcpNoDelay(true);
+                upstream.setTcpNoDelay(true);
+                sockets.add(client);
+                sockets.add(upstream);
+                pump(client, upstream);
+                pump(upstream, client);
+            } catch (IOException e) {
+                // the listening socket was closed by cut(), or the target refused: the client sees a closed socket
+            }
+        }
+    }
+
+    private void pump(Socket from, Socket to) {
+        Thread thread = new Thread(() -> {
+            byte[] buffer = new byte[16 * 1024];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                int read;
+                while ((read = in.read(buffer)) >= 0) {
+                    out.write(buffer, 0, read);
+                    out.flush();
+                }
+            } catch (IOException e) {
+                // one side went away: close both below
+            } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+                sockets.remove(from);
+                sockets.remove(to);
+            }
+        }, "tcp-proxy-pump");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException e) {
+            // already closed
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        cut();
+    }
+}
