@@ -13,6 +13,7 @@ import io.pointsinbox.inbox.InboxGuard;
 import io.pointsinbox.inbox.InboxMessage;
 import io.pointsinbox.inbox.InboxOutcome;
 import io.pointsinbox.messaging.PointsEnvelope;
+import io.pointsinbox.ops.ChaosHooks;
 import io.pointsinbox.ops.InboxMetrics;
 
 /**
@@ -27,11 +28,13 @@ public class PointsMessageHandler {
     private final InboxGuard inbox;
     private final PointsLedger ledger;
     private final InboxMetrics metrics;
+    private final ChaosHooks chaos;
 
-    PointsMessageHandler(InboxGuard inbox, PointsLedger ledger, InboxMetrics metrics) {
+    PointsMessageHandler(InboxGuard inbox, PointsLedger ledger, InboxMetrics metrics, ChaosHooks chaos) {
         this.inbox = inbox;
         this.ledger = ledger;
         this.metrics = metrics;
+        this.chaos = chaos;
     }
 
     @Transactional(TxType.MANDATORY)
@@ -49,6 +52,7 @@ public class PointsMessageHandler {
         row.outcome = outcome;
         row.processedAt = Instant.now();
         recording.committed(outcome == InboxOutcome.PROCESSED ? "processed" : "insufficient_balance");
+        chaos.afterCommitOfCurrentTransaction();
         return new ProcessingResult(envelope.messageId(), ProcessingResult.Status.FIRST_DELIVERY, outcome);
     }
 

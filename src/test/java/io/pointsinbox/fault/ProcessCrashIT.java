@@ -1,0 +1,162 @@
+package io.pointsinbox.fault;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import io.pointsinbox.support.AppProcess;
+import io.pointsinbox.support.ArtemisTestResource;
+import io.pointsinbox.support.Ledger;
+import io.pointsinbox.support.PostgresTestDatabase;
+import io.pointsinbox.support.Workload;
+
+/**
+ * The packaged application killed with SIGKILL, several times in one run, and stopped with SIGTERM, while messages
+ * are in flight: after restarts every message is applied exactly once.
+ */
+class ProcessCrashIT {
+
+    private static final String CONSUMER = "points-ledger";
+    private static final Path LOGS = Path.of("target", "crash-it");
+
+    private static ArtemisTestResource broker;
+    private static PostgresTestDatabase database;
+    private static final Map<String, String> env = new HashMap<>();
+
+    @BeforeAll
+    static void startServices() {
+        broker = new ArtemisTestResource();
+        Map<String, String> amqp = broker.start();
+        database = new PostgresTestDatabase();
+        Map<String, String> db = database.start();
+        System.setProperty(PostgresTestDatabase.DIRECT_URL, db.get(PostgresTestDatabase.DIRECT_URL));
+        System.setProperty("quarkus.datasource.username", db.get("quarkus.datasource.username"));
+        System.setProperty("quarkus.datasource.password", db.get("quarkus.datasource.password"));
+        env.put("AMQP_HOST", amqp.get("amqp-host"));
+        env.put("AMQP_PORT", amqp.get("amqp-port"));
+        env.put("QUARKUS_DATASOURCE_JDBC_URL", db.get(PostgresTestDatabase.DIRECT_URL));
+        env.put("QUARKUS_DATASOURCE_USERNAME", db.get("quarkus.datasource.username"));
+        env.put("QUARKUS_DATASOURCE_PASSWORD", db.get("quarkus.datasource.password"));
+        env.put("QUARKUS_PROFILE", "chaos");
+        // Widen the window between the database commit and the broker acknowledgement.
+        env.put("CHAOS_COMMIT_ACK_DELAY", "20ms");
+    }
+
+    @AfterAll
+    static void stopServices() {
+        broker.stop();
+        database.stop();
+    }
+
+    @BeforeEach
+    void reset() throws Exception {
+        ArtemisTestResource.purge(ArtemisTestResource.ADDRESS);
+        ArtemisTestResource.purge(ArtemisTestResource.DEAD_LETTER);
+    }
+
+    @Test
+    void sigkillSeveralTimesWithMessagesInFlightLosesNothingAndDoublesNothing() throws Exception {
+        Workload workload = new Workload(3_000, 0.0, 40_000, 30, 4);
+        preload(workload);
+        long started = System.nanoTime();
+        AppProcess app = startApp("sigkill-0");
+        double redeliveredAfterCrash = 0;
+        int kills = 0;
+        for (double share : new double[] { 0.2, 0.45, 0.7 }) {
+            long threshold = Math.round(workload.unique() * share);
+            await("applied " + threshold).atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(10))
+                    .until(() -> Ledger.inboxRows(CONSUMER) >= threshold);
+            redeliveredAfterCrash += duplicates(app);
+            app.kill();
+            kills++;
+            app = startApp("sigkill-" + kills);
+        }
+        AppProcess last = app;
+        await("drained after the last restart").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200))
+                .until(() -> Ledger.inboxRows(CONSUMER) == workload.unique()
+                        && ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) == 0);
+        redeliveredAfterCrash += duplicates(last);
+        assertInvariant(workload, last);
+        last.terminate(Duration.ofSeconds(30));
+        // The stream holds no duplicates: every duplicate seen is a delivery committed before a kill and
+        // redelivered because its acknowledgement never reached the broker.
+        assertTrue(redeliveredAfterCrash > 0, "at least one kill fell between a commit and its acknowledgement");
+        System.out.printf("FAULT-REPORT | SIGKILL x%d | sent %d | duplicates injected 0 | committed-but-unacked"
+                + " redelivered %.0f | lost 0 | doubled 0 | %.1f s%n", kills, workload.messages().size(),
+                redeliveredAfterCrash, (System.nanoTime() - started) / 1e9);
+    }
+
+    @Test
+    void sigtermWithMessagesInFlightGoesUnreadyFirstAndLosesNothing() throws Exception {
+        Workload workload = new Workload(2_000, 0.1, 50_000, 20, 5);
+        preload(workload);
+        long started = System.nanoTime();
+        AppProcess app = startApp("sigterm-0");
+        await("a third applied").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(10))
+                .until(() -> Ledger.inboxRows(CONSUMER) >= workload.unique() / 3);
+        long duplicatesBeforeStop = Math.round(duplicates(app));
+        AppProcess stopping = app;
+        Thread terminate = new Thread(() -> {
+            try {
+                System.out.printf("SIGTERM took %s%n", stopping.terminate(Duration.ofSeconds(40)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        terminate.start();
+        await("readiness down while shutting down").atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+                .until(() -> stopping.status("/q/health/ready") == 503);
+        terminate.join();
+        assertTrue(!stopping.alive(), "the process exited");
+
+        AppProcess restarted = startApp("sigterm-1");
+        await("drained after the restart").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200))
+                .until(() -> Ledger.inboxRows(CONSUMER) == workload.unique()
+                        && ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) == 0);
+        assertInvariant(workload, restarted);
+        System.out.printf("FAULT-REPORT | SIGTERM | sent %d | duplicates injected %d | duplicates seen before stop %d,"
+                + " after restart %.0f | lost 0 | doubled 0 | %.1f s%n", workload.messages().size(),
+                workload.duplicates(), duplicatesBeforeStop, duplicates(restarted),
+                (System.nanoTime() - started) / 1e9);
+        restarted.terminate(Duration.ofSeconds(30));
+    }
+
+    /** A backlog on the broker and an empty ledger before the application starts, so kills land mid-stream. */
+    private static void preload(Workload workload) throws Exception {
+        // The application owns the schema: let it migrate once before the tables are reset.
+        startApp("migrate").terminate(Duration.ofSeconds(30));
+        Ledger.reset();
+        workload.sendAll();
+    }
+
+    private static void assertInvariant(Workload workload, AppProcess app) throws Exception {
+        workload.assertInvariantHoldsInDatabase(CONSUMER);
+        assertEquals(200, app.status("/admin/reconciliation"), "the reconciliation finds the ledger consistent");
+    }
+
+    private static AppProcess startApp(String name) throws Exception {
+        AppProcess app = AppProcess.start(env, LOGS.resolve(name + ".log"));
+        await(name + " ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                .until(app::ready);
+        return app;
+    }
+
+    private static double duplicates(AppProcess app) throws Exception {
+        Matcher matcher = Pattern.compile("^points_inbox_messages_total\\{(?=[^}]*consumer=\"" + CONSUMER
+                + "\")(?=[^}]*outcome=\"duplicate\")[^}]*} ([0-9.eE+-]+)$", Pattern.MULTILINE)
+                .matcher(app.get("/q/metrics"));
+        return matcher.find() ? Double.parseDouble(matcher.group(1)) : 0;
+    }
+}

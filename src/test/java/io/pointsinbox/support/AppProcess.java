@@ -1,0 +1,91 @@
+package io.pointsinbox.support;
+
+import java.io.IOException;
+import java.net.HttpURLConnection;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** The packaged application ({@code target/quarkus-app}) as a separate process that a test can kill. */
+public final class AppProcess {
+
+    private final Process process;
+    private final int port;
+
+    private AppProcess(Process process, int port) {
+        this.process = process;
+        this.port = port;
+    }
+
+    public static AppProcess start(Map<String, String> env, Path log) throws IOException {
+        Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar");
+        if (!Files.exists(jar)) {
+            throw new IllegalStateException(jar + " is missing: run the package phase first (./mvnw verify)");
+        }
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        command.add("-Xmx256m");
+        command.add("-jar");
+        command.add(jar.toString());
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        builder.environment().putAll(env);
+        builder.environment().put("QUARKUS_HTTP_PORT", String.valueOf(port));
+        Files.createDirectories(log.getParent());
+        return new AppProcess(builder.start(), port);
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public boolean ready() {
+        return status("/q/health/ready") == 200;
+    }
+
+    public int status(String path) {
+        try {
+            HttpURLConnection connection = (HttpURLConnection) URI.create("http://127.0.0.1:" + port + path).toURL()
+                    .openConnection();
+            connection.setConnectTimeout(1000);
+            connection.setReadTimeout(3000);
+            return connection.getResponseCode();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    public String get(String path) throws IOException {
+        return new String(URI.create("http://127.0.0.1:" + port + path).toURL().openStream().readAllBytes());
+    }
+
+    public boolean alive() {
+        return process.isAlive();
+    }
+
+    /** SIGKILL: no shutdown hook, no acknowledgement, nothing flushed. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+    }
+
+    /** SIGTERM: the graceful path; returns how long the process took to exit. */
+    public Duration terminate(Duration atMost) throws InterruptedException {
+        long start = System.nanoTime();
+        process.destroy();
+        if (!process.waitFor(atMost.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            process.destroyForcibly();
+            throw new IllegalStateException("the application did not stop within " + atMost);
+        }
+        return Duration.ofNanos(System.nanoTime() - start);
+    }
+}
