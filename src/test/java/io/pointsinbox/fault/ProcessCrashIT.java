@@ -20,6 +20,7 @@ import io.pointsinbox.support.AppProcess;
 import io.pointsinbox.support.ArtemisTestResource;
 import io.pointsinbox.support.Ledger;
 import io.pointsinbox.support.PostgresTestDatabase;
+import io.pointsinbox.support.Tokens;
 import io.pointsinbox.support.Workload;
 
 /**
@@ -49,6 +50,8 @@ class ProcessCrashIT {
         env.put("QUARKUS_DATASOURCE_JDBC_URL", db.get(PostgresTestDatabase.DIRECT_URL));
         env.put("QUARKUS_DATASOURCE_USERNAME", db.get("quarkus.datasource.username"));
         env.put("QUARKUS_DATASOURCE_PASSWORD", db.get("quarkus.datasource.password"));
+        env.put("POINTS_JWT_PUBLIC_KEY_LOCATION", Path.of("src/test/resources/jwt/publicKey.pem").toAbsolutePath()
+                .toString());
         env.put("QUARKUS_PROFILE", "chaos");
         // Widen the window between the database commit and the broker acknowledgement.
         env.put("CHAOS_COMMIT_ACK_DELAY", "20ms");
@@ -143,7 +146,8 @@ class ProcessCrashIT {
 
     private static void assertInvariant(Workload workload, AppProcess app) throws Exception {
         workload.assertInvariantHoldsInDatabase(CONSUMER);
-        assertEquals(200, app.status("/admin/reconciliation"), "the reconciliation finds the ledger consistent");
+        assertEquals(200, app.status("/admin/reconciliation", Tokens.withRoles(Tokens.OPS)),
+                "the reconciliation finds the ledger consistent");
     }
 
     private static AppProcess startApp(String name) throws Exception {

@@ -15,7 +15,7 @@ import io.quarkus.test.junit.QuarkusTest;
 @QuarkusTest
 @QuarkusTestResource(ArtemisTestResource.class)
 @QuarkusTestResource(PostgresTestDatabase.class)
-class HealthAndMetricsTest {
+class HealthAndMetricsTest extends io.pointsinbox.support.InboxTestBase {
 
     @Test
     void readinessCoversTheDatabaseAndTheAmqpConnection() {

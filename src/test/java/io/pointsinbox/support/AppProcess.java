@@ -53,9 +53,16 @@ public final class AppProcess {
     }
 
     public int status(String path) {
+        return status(path, null);
+    }
+
+    public int status(String path, String bearerToken) {
         try {
             HttpURLConnection connection = (HttpURLConnection) URI.create("http://127.0.0.1:" + port + path).toURL()
                     .openConnection();
+            if (bearerToken != null) {
+                connection.setRequestProperty("Authorization", "Bearer " + bearerToken);
+            }
             connection.setConnectTimeout(1000);
             connection.setReadTimeout(3000);
             return connection.getResponseCode();

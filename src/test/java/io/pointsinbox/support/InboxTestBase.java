@@ -9,6 +9,9 @@ import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.BeforeEach;
 
+import io.restassured.RestAssured;
+import io.restassured.builder.RequestSpecBuilder;
+
 /** Common state reset and broker waits for tests that drive the application through the real broker. */
 public abstract class InboxTestBase {
 
@@ -19,6 +22,10 @@ public abstract class InboxTestBase {
 
     @BeforeEach
     void resetState() throws Exception {
+        // Every request of these tests is made by a client allowed to write and to operate; SecurityTest says
+        // what happens to the others.
+        RestAssured.requestSpecification = new RequestSpecBuilder()
+                .addHeader("Authorization", "Bearer " + Tokens.withRoles(Tokens.WRITER, Tokens.OPS)).build();
         failures.reset();
         awaitDrained();
         ArtemisTestResource.purge(ArtemisTestResource.DEAD_LETTER);

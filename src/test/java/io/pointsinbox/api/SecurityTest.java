@@ -1,0 +1,98 @@
+package io.pointsinbox.api;
+
+import static io.pointsinbox.support.AmqpTestClient.grant;
+import static io.restassured.RestAssured.given;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.UUID;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import io.pointsinbox.support.ArtemisTestResource;
+import io.pointsinbox.support.InboxTestBase;
+import io.pointsinbox.support.Ledger;
+import io.pointsinbox.support.PostgresTestDatabase;
+import io.pointsinbox.support.Tokens;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
+import io.restassured.http.ContentType;
+import io.restassured.specification.RequestSpecification;
+
+/** Nobody moves a balance, or reads the operators' report, without being allowed to; and nothing is stored. */
+@QuarkusTest
+@QuarkusTestResource(ArtemisTestResource.class)
+@QuarkusTestResource(PostgresTestDatabase.class)
+class SecurityTest extends InboxTestBase {
+
+    @BeforeEach
+    void noDefaultToken() {
+        RestAssured.requestSpecification = null;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "points-granted", "points-redeemed" })
+    void writingWithoutATokenIs401(String endpoint) {
+        post(given(), endpoint).then().statusCode(401);
+        assertNothingStored();
+    }
+
+    @Test
+    void writingWithAnExpiredTokenIs401() {
+        post(bearer(Tokens.expired(Tokens.WRITER)), "points-granted").then().statusCode(401);
+        assertNothingStored();
+    }
+
+    @Test
+    void writingWithATokenSignedByAnUntrustedKeyIs401() {
+        post(bearer(Tokens.signedByAStranger(Tokens.WRITER)), "points-granted").then().statusCode(401);
+        assertNothingStored();
+    }
+
+    @Test
+    void writingWithoutTheWriterRoleIs403() {
+        post(bearer(Tokens.withRoles(Tokens.OPS)), "points-granted").then().statusCode(403);
+        assertNothingStored();
+    }
+
+    @Test
+    void theWriterRoleMayWrite() {
+        post(bearer(Tokens.withRoles(Tokens.WRITER)), "points-granted").then().statusCode(200);
+        assertEquals(1, Ledger.totalRows("inbox_message"), "stored once allowed");
+    }
+
+    @Test
+    void theReconciliationNeedsTheOpsRole() {
+        given().get("/admin/reconciliation").then().statusCode(401);
+        bearer(Tokens.withRoles(Tokens.WRITER)).get("/admin/reconciliation").then().statusCode(403);
+        bearer(Tokens.expired(Tokens.OPS)).get("/admin/reconciliation").then().statusCode(401);
+        bearer(Tokens.withRoles(Tokens.OPS)).get("/admin/reconciliation").then().statusCode(200);
+    }
+
+    @Test
+    void readsAreOpenByDefaultAndHealthAndMetricsStayOpen() {
+        given().get("/users/1/points").then().statusCode(404);
+        given().get("/q/health/ready").then().statusCode(200);
+        given().get("/q/metrics").then().statusCode(200);
+    }
+
+    private static RequestSpecification bearer(String token) {
+        return given().header("Authorization", "Bearer " + token);
+    }
+
+    private static io.restassured.response.Response post(RequestSpecification request, String endpoint) {
+        String body = grant(UUID.randomUUID(), 8_008, 10);
+        if (endpoint.equals("points-redeemed")) {
+            body = body.replace("PointsGranted.v1", "PointsRedeemed.v1");
+        }
+        return request.contentType(ContentType.JSON).body(body).post("/messages/" + endpoint);
+    }
+
+    private static void assertNothingStored() {
+        assertEquals(0, Ledger.totalRows("inbox_message"), "nothing stored");
+        assertEquals(0, Ledger.totalRows("user_points"), "no balance moved");
+    }
+}
