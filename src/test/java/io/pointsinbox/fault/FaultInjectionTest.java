@@ -122,8 +122,9 @@ class FaultInjectionTest extends InboxTestBase {
 
     private static void report(String scenario, Workload workload, String faults, double duplicatesBefore,
             long startedNanos) {
-        LOG.infof("FAULT-REPORT | %s | sent %d | duplicates injected %d | %s | duplicates absorbed %.0f | lost 0 |"
-                + " doubled 0 | %.1f s", scenario, workload.messages().size(), workload.duplicates(), faults,
-                Metrics.messages(CONSUMER, "duplicate") - duplicatesBefore, (System.nanoTime() - startedNanos) / 1e9);
+        LOG.infof("FAULT-REPORT | %s | sent %d | duplicates injected %d | %s | duplicates absorbed %.0f | lost %d |"
+                + " doubled %d | %.1f s", scenario, workload.messages().size(), workload.duplicates(), faults,
+                Metrics.messages(CONSUMER, "duplicate") - duplicatesBefore, workload.lost(CONSUMER),
+                workload.doubled(), (System.nanoTime() - startedNanos) / 1e9);
     }
 }

@@ -97,8 +97,9 @@ class ProcessCrashIT {
         // redelivered because its acknowledgement never reached the broker.
         assertTrue(redeliveredAfterCrash > 0, "at least one kill fell between a commit and its acknowledgement");
         System.out.printf("FAULT-REPORT | SIGKILL x%d | sent %d | duplicates injected 0 | committed-but-unacked"
-                + " redelivered %.0f | lost 0 | doubled 0 | %.1f s%n", kills, workload.messages().size(),
-                redeliveredAfterCrash, (System.nanoTime() - started) / 1e9);
+                + " redelivered %.0f | lost %d | doubled %d | %.1f s%n", kills, workload.messages().size(),
+                redeliveredAfterCrash, workload.lost(CONSUMER), workload.doubled(),
+                (System.nanoTime() - started) / 1e9);
     }
 
     @Test
@@ -130,9 +131,9 @@ class ProcessCrashIT {
                         && ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) == 0);
         assertInvariant(workload, restarted);
         System.out.printf("FAULT-REPORT | SIGTERM | sent %d | duplicates injected %d | duplicates seen before stop %d,"
-                + " after restart %.0f | lost 0 | doubled 0 | %.1f s%n", workload.messages().size(),
-                workload.duplicates(), duplicatesBeforeStop, duplicates(restarted),
-                (System.nanoTime() - started) / 1e9);
+                + " after restart %.0f | lost %d | doubled %d | %.1f s%n", workload.messages().size(),
+                workload.duplicates(), duplicatesBeforeStop, duplicates(restarted), workload.lost(CONSUMER),
+                workload.doubled(), (System.nanoTime() - started) / 1e9);
         restarted.terminate(Duration.ofSeconds(30));
     }
 

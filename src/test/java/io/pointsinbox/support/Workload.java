@@ -63,6 +63,16 @@ public final class Workload {
         given().get("/admin/reconciliation").then().statusCode(200).body("consistent", equalTo(true));
     }
 
+    /** Unique messages with no inbox row: lost. Read from the database, not assumed. */
+    public long lost(String consumer) {
+        return unique - Ledger.inboxRows(consumer);
+    }
+
+    /** Ledger entries beyond one per unique message: applied twice. Read from the database, not assumed. */
+    public long doubled() {
+        return Ledger.totalRows("point_grant") - unique;
+    }
+
     /** The invariant as the database and the broker show it. */
     public void assertInvariantHoldsInDatabase(String consumer) {
         expectedBalances.forEach((user, expected) -> assertEquals(expected, Ledger.balance(consumer, user),
