@@ -23,6 +23,12 @@ public final class AppProcess {
     }
 
     public static AppProcess start(Map<String, String> env, Path log) throws IOException {
+        return start(ProcessHandle.current().info().command().orElse("java"), List.of(), env, log);
+    }
+
+    /** Starts the fast-jar with a given java binary and extra JVM options. */
+    public static AppProcess start(String java, List<String> jvmOptions, Map<String, String> env, Path log)
+            throws IOException {
         Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar");
         if (!Files.exists(jar)) {
             throw new IllegalStateException(jar + " is missing: run the package phase first (./mvnw verify)");
@@ -32,8 +38,9 @@ public final class AppProcess {
             port = socket.getLocalPort();
         }
         List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command().orElse("java"));
+        command.add(java);
         command.add("-Xmx256m");
+        command.addAll(jvmOptions);
         command.add("-jar");
         command.add(jar.toString());
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
@@ -73,6 +80,13 @@ public final class AppProcess {
 
     public String get(String path) throws IOException {
         return new String(URI.create("http://127.0.0.1:" + port + path).toURL().openStream().readAllBytes());
+    }
+
+    /** Resident set size of the process in MiB, from /proc. */
+    public long rssMiB() throws IOException {
+        return Files.readAllLines(Path.of("/proc", String.valueOf(process.pid()), "status")).stream()
+                .filter(line -> line.startsWith("VmRSS:")).findFirst()
+                .map(line -> Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024).orElse(-1L);
     }
 
     public boolean alive() {

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Benchmark: the packaged application against pgbench running the same transaction, on this machine.
+# Options (environment): MESSAGES (20000), CONCURRENCY (4,8,16), DUPLICATES (0,0.2), REPEATS (3).
+# Results: target/bench/results.md and target/bench/throughput.png.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v pgbench >/dev/null || { echo "pgbench is required (Debian: postgresql-client)" >&2; exit 1; }
+./mvnw -q -B -ntp package -DskipTests
+./mvnw -q -B -ntp dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/bench.classpath
+java -Xmx1g -cp "target/test-classes:target/classes:$(cat target/bench.classpath)" \
+    -Dbench.messages="${MESSAGES:-20000}" -Dbench.concurrency="${CONCURRENCY:-4,8,16}" \
+    -Dbench.duplicates="${DUPLICATES:-0,0.2}" -Dbench.repeats="${REPEATS:-3}" \
+    -Dquarkus.log.category.\"org.apache.activemq\".level=WARN \
+    io.pointsinbox.bench.Benchmark

@@ -1,0 +1,330 @@
+package io.pointsinbox.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.pointsinbox.support.AmqpTestClient;
+import io.pointsinbox.support.AppProcess;
+import io.pointsinbox.support.ArtemisTestResource;
+import io.pointsinbox.support.Ledger;
+import io.pointsinbox.support.ParallelSenders;
+import io.pointsinbox.support.PostgresTestDatabase;
+
+/**
+ * Throughput of the packaged application against PostgreSQL alone doing the same transaction (pgbench), at the same
+ * concurrency, interleaved and repeated; plus the duplicate path, enqueue-to-commit latency and start-up figures.
+ * Run it with {@code bench/run.sh}; results go to {@code target/bench/}.
+ */
+public final class Benchmark {
+
+    private static final Path OUT = Path.of("target", "bench");
+    private static final String DB = System.getProperty("bench.database", "points_inbox_bench");
+
+    private final int messages = Integer.getInteger("bench.messages", 20_000);
+    private final List<Integer> concurrencies = ints(System.getProperty("bench.concurrency", "4,8,16"));
+    private final List<Double> duplicateShares = doubles(System.getProperty("bench.duplicates", "0,0.2"));
+    private final int repeats = Integer.getInteger("bench.repeats", 3);
+    private final int pgbenchSeconds = Integer.getInteger("bench.pgbench-seconds", 10);
+    private final Map<String, String> env = new HashMap<>();
+    private final Map<String, List<Double>> samples = new TreeMap<>();
+    private String jdbcUrl;
+
+    public static void main(String[] args) throws Exception {
+        new Benchmark().run();
+    }
+
+    private void run() throws Exception {
+        Files.createDirectories(OUT);
+        ArtemisTestResource broker = new ArtemisTestResource();
+        Map<String, String> amqp = broker.start();
+        try {
+            prepareDatabase();
+            env.put("AMQP_HOST", amqp.get("amqp-host"));
+            env.put("AMQP_PORT", amqp.get("amqp-port"));
+            env.put("QUARKUS_DATASOURCE_JDBC_URL", jdbcUrl);
+            env.put("QUARKUS_DATASOURCE_USERNAME", user());
+            env.put("QUARKUS_DATASOURCE_PASSWORD", password());
+            env.put("POINTS_JWT_PUBLIC_KEY_LOCATION",
+                    Path.of("src/test/resources/jwt/publicKey.pem").toAbsolutePath().toString());
+            app(8, "migrate").terminate(Duration.ofSeconds(30));
+            writePgbenchScript();
+            for (int repeat = 1; repeat <= repeats; repeat++) {
+                for (int concurrency : concurrencies) {
+                    for (double share : duplicateShares) {
+                        measureApplication(concurrency, share, repeat);
+                    }
+                    measurePgbench(concurrency, repeat);
+                }
+            }
+            measureLatency(8);
+            report();
+        } finally {
+            broker.stop();
+        }
+    }
+
+    private void measureApplication(int concurrency, double share, int repeat) throws Exception {
+        Ledger.reset();
+        List<String> stream = stream(share);
+        preload(stream);
+        AppProcess app = app(concurrency, "app-c" + concurrency);
+        double rate = drainRate(stream.size());
+        record("app " + label(share) + " c" + concurrency, rate);
+        log("repeat %d, concurrency %d, %s duplicates: %.0f messages/s", repeat, concurrency, label(share), rate);
+        if (share == 0) {
+            app.terminate(Duration.ofSeconds(30));
+            preload(stream);
+            app = app(concurrency, "app-dup-c" + concurrency);
+            double duplicates = drainRate(stream.size());
+            record("app duplicates-only c" + concurrency, duplicates);
+            log("repeat %d, concurrency %d, duplicates only: %.0f messages/s", repeat, concurrency, duplicates);
+        }
+        record("rss MiB after run c" + concurrency, app.rssMiB());
+        app.terminate(Duration.ofSeconds(30));
+    }
+
+    private void measurePgbench(int concurrency, int repeat) throws Exception {
+        Ledger.reset();
+        Process pgbench = new ProcessBuilder("pgbench", "-n", "-h", host(), "-p", port(), "-U", user(), "-c",
+                String.valueOf(concurrency), "-j", String.valueOf(Math.min(concurrency, 4)), "-T",
+                String.valueOf(pgbenchSeconds), "-f", OUT.resolve("transaction.sql").toString(), DB)
+                .redirectErrorStream(true).start();
+        String output = new String(pgbench.getInputStream().readAllBytes());
+        if (pgbench.waitFor() != 0) {
+            throw new IllegalStateException("pgbench failed:\n" + output);
+        }
+        Matcher tps = Pattern.compile("tps = ([0-9.]+)").matcher(output);
+        if (!tps.find()) {
+            throw new IllegalStateException("no tps in pgbench output:\n" + output);
+        }
+        double rate = Double.parseDouble(tps.group(1));
+        record("pgbench c" + concurrency, rate);
+        log("repeat %d, concurrency %d, pgbench: %.0f transactions/s", repeat, concurrency, rate);
+    }
+
+    /** Enqueue-to-commit time at half the measured throughput, so that it shows the service, not a backlog. */
+    private void measureLatency(int concurrency) throws Exception {
+        Ledger.reset();
+        AppProcess app = app(concurrency, "latency");
+        double fresh = median(samples.get("app 0% c" + concurrency));
+        int perSecond = (int) Math.max(50, fresh / 2);
+        int total = perSecond * 10;
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            long start = System.nanoTime();
+            for (int i = 0; i < total; i++) {
+                long due = start + (long) (i * 1e9 / perSecond);
+                while (System.nanoTime() < due) {
+                    Thread.onSpinWait();
+                }
+                sender.sendText("{\"messageId\":\"" + UUID.randomUUID() + "\",\"type\":\"PointsGranted.v1\","
+                        + "\"payload\":{\"userId\":" + (1 + i % 1000) + ",\"amount\":1,\"sentAt\":"
+                        + System.currentTimeMillis() + "}}");
+            }
+        }
+        drainRate(0);
+        try (Connection connection = connect(); Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery("""
+                        select percentile_cont(0.5) within group (order by ms), percentile_cont(0.99) within group
+                        (order by ms) from (select extract(epoch from processed_at) * 1000
+                        - (payload_json->>'sentAt')::bigint as ms from inbox_message) t
+                        """)) {
+            rs.next();
+            record("latency p50 ms c" + concurrency + " at " + perSecond + "/s", rs.getDouble(1));
+            record("latency p99 ms c" + concurrency + " at " + perSecond + "/s", rs.getDouble(2));
+        }
+        app.terminate(Duration.ofSeconds(30));
+    }
+
+    /** Messages settled per second, from the first settled to the queue being empty, as the broker sees it. */
+    private static double drainRate(int total) throws InterruptedException {
+        long first = 0;
+        while (ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) > 0) {
+            if (first == 0 && ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) < total) {
+                first = System.nanoTime();
+            }
+            Thread.sleep(5);
+        }
+        long end = System.nanoTime();
+        return first == 0 ? 0 : total / ((end - first) / 1e9);
+    }
+
+    private List<String> stream(double share) {
+        int unique = (int) Math.round(messages * (1 - share));
+        List<String> distinct = new ArrayList<>();
+        for (int i = 0; i < unique; i++) {
+            distinct.add(AmqpTestClient.grant(UUID.randomUUID(), 1 + i % 1000, 10));
+        }
+        List<String> all = new ArrayList<>(distinct);
+        for (int i = unique; i < messages; i++) {
+            all.add(distinct.get(i % unique));
+        }
+        java.util.Collections.shuffle(all, new java.util.Random(42));
+        return all;
+    }
+
+    private static void preload(List<String> stream) throws Exception {
+        List<List<String>> perSender = new ArrayList<>();
+        for (int s = 0; s < 4; s++) {
+            perSender.add(stream.subList(s * stream.size() / 4, (s + 1) * stream.size() / 4));
+        }
+        ParallelSenders.send(perSender);
+    }
+
+    private AppProcess app(int concurrency, String name) throws Exception {
+        Map<String, String> appEnv = new HashMap<>(env);
+        appEnv.put("POINTS_CONCURRENCY", String.valueOf(concurrency));
+        appEnv.put("POINTS_DB_POOL_SIZE", String.valueOf(2 * concurrency + 2));
+        long start = System.nanoTime();
+        AppProcess app = AppProcess.start(appEnv, OUT.resolve("logs").resolve(name + ".log"));
+        while (!app.ready()) {
+            if (!app.alive() || System.nanoTime() - start > 120e9) {
+                throw new IllegalStateException("application did not start, see " + OUT.resolve("logs"));
+            }
+            Thread.sleep(20);
+        }
+        record("time to ready s (JDK " + Runtime.version().feature() + " fast-jar)", (System.nanoTime() - start) / 1e9);
+        record("rss MiB after start", app.rssMiB());
+        return app;
+    }
+
+    private void report() throws IOException {
+        StringBuilder md = new StringBuilder();
+        md.append("# points-inbox benchmark\n\n").append(LocalDate.now()).append(", ")
+                .append(Runtime.getRuntime().availableProcessors()).append(" cores, JDK ")
+                .append(Runtime.version()).append(", ").append(messages).append(" messages per run, medians of ")
+                .append(repeats).append(" interleaved repeats.\n\n");
+        md.append("| concurrency | pgbench tx/s | app fresh msg/s | ratio app/pgbench | app 20% duplicates msg/s |"
+                + " duplicates only msg/s | duplicates/fresh |\n|---|---|---|---|---|---|---|\n");
+        List<Integer> xs = new ArrayList<>(concurrencies);
+        LinkedHashMap<String, List<Double>> series = new LinkedHashMap<>();
+        series.put("pgbench (same transaction)", new ArrayList<>());
+        series.put("application, fresh", new ArrayList<>());
+        series.put("application, duplicates only", new ArrayList<>());
+        for (int c : concurrencies) {
+            double pg = median(samples.get("pgbench c" + c));
+            double fresh = median(samples.get("app 0% c" + c));
+            double mixed = median(samples.getOrDefault("app 20% c" + c, List.of()));
+            double dups = median(samples.get("app duplicates-only c" + c));
+            md.append(String.format("| %d | %.0f | %.0f | %.2f | %.0f | %.0f | %.2f |%n", c, pg, fresh, fresh / pg,
+                    mixed, dups, dups / fresh));
+            series.get("pgbench (same transaction)").add(pg);
+            series.get("application, fresh").add(fresh);
+            series.get("application, duplicates only").add(dups);
+        }
+        md.append("\n| other measure | median | samples |\n|---|---|---|\n");
+        samples.forEach((name, values) -> {
+            if (!name.startsWith("app ") && !name.startsWith("pgbench")) {
+                md.append(String.format("| %s | %.2f | %s |%n", name, median(values), values));
+            }
+        });
+        Files.writeString(OUT.resolve("results.md"), md);
+        Chart.write(OUT.resolve("throughput.png"), "points-inbox: messages applied per second",
+                "consumer concurrency (in-flight transactions)", "per second", xs, series);
+        System.out.println(md);
+        System.out.println("Written: " + OUT.resolve("results.md") + ", " + OUT.resolve("throughput.png"));
+    }
+
+    private void writePgbenchScript() throws IOException {
+        // The transaction the application runs per fresh message: claim, credit, record.
+        Files.writeString(OUT.resolve("transaction.sql"), """
+                \\set user random(1, 1000)
+                BEGIN;
+                INSERT INTO inbox_message (id, consumer, message_id, message_type, payload_json, payload_hash,
+                    outcome, received_at, processed_at)
+                    VALUES (nextval('inbox_message_seq'), 'pgbench', gen_random_uuid(), 'PointsGranted.v1',
+                    '{"userId":1,"amount":10}', md5(random()::text), 'PROCESSED', now(), now());
+                INSERT INTO user_points (consumer, user_id, balance) VALUES ('pgbench', :user, 10)
+                    ON CONFLICT (consumer, user_id) DO UPDATE SET balance = user_points.balance + excluded.balance;
+                INSERT INTO point_grant (id, consumer, user_id, amount, kind, message_id, granted_at)
+                    VALUES (nextval('point_grant_seq'), 'pgbench', :user, 10, 'GRANT', gen_random_uuid(), now());
+                END;
+                """.replaceAll("\n    +", " "));
+    }
+
+    private void prepareDatabase() throws SQLException {
+        String server = "jdbc:postgresql://" + host() + ":" + port() + "/";
+        try (Connection connection = DriverManager.getConnection(server + "postgres", user(), password());
+                Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery("select 1 from pg_database where datname = '" + DB + "'")) {
+            if (!rs.next()) {
+                statement.execute("create database \"" + DB + "\"");
+            }
+        }
+        jdbcUrl = server + DB;
+        System.setProperty(PostgresTestDatabase.DIRECT_URL, jdbcUrl);
+        System.setProperty("quarkus.datasource.username", user());
+        System.setProperty("quarkus.datasource.password", password());
+    }
+
+    private Connection connect() throws SQLException {
+        return DriverManager.getConnection(jdbcUrl, user(), password());
+    }
+
+    private void record(String name, double value) {
+        samples.computeIfAbsent(name, key -> new ArrayList<>()).add(Math.round(value * 100) / 100.0);
+    }
+
+    private static double median(List<Double> values) {
+        if (values == null || values.isEmpty()) {
+            return Double.NaN;
+        }
+        List<Double> sorted = values.stream().sorted().toList();
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+
+    private static String label(double share) {
+        return Math.round(share * 100) + "%";
+    }
+
+    private static void log(String format, Object... args) {
+        System.out.printf("[bench] " + format + "%n", args);
+    }
+
+    private static String host() {
+        return env("PGHOST", "127.0.0.1");
+    }
+
+    private static String port() {
+        return env("PGPORT", "5432");
+    }
+
+    private static String user() {
+        return env("QUARKUS_DATASOURCE_USERNAME", "postgres");
+    }
+
+    private static String password() {
+        return env("QUARKUS_DATASOURCE_PASSWORD", "");
+    }
+
+    private static String env(String name, String fallback) {
+        String value = System.getenv(name);
+        return value == null || value.isBlank() ? fallback : value;
+    }
+
+    private static List<Integer> ints(String csv) {
+        return Arrays.stream(csv.split(",")).map(String::trim).map(Integer::valueOf).toList();
+    }
+
+    private static List<Double> doubles(String csv) {
+        return Arrays.stream(csv.split(",")).map(String::trim).map(Double::valueOf).toList();
+    }
+}
