@@ -19,6 +19,7 @@ import io.pointsinbox.messaging.MessageType;
 import io.pointsinbox.messaging.PointsEnvelope;
 import io.pointsinbox.points.PointsMessageHandler;
 import io.pointsinbox.points.ProcessingResult;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
  * HTTP ingress for the same messages as the AMQP address, through the same inbox and consumer name. A retried
@@ -43,6 +44,7 @@ public class PointsMessageResource {
     }
 
     /** The outcome of one POST as the sender sees it; {@code outcome} is the first delivery's for a duplicate. */
+    @RegisterForReflection
     public record Accepted(String status, UUID messageId, String outcome) {
     }
 

@@ -31,8 +31,11 @@ public class InboxGuard {
         row.messageType = entry.type();
         row.payloadJson = entry.payloadJson();
         row.payloadHash = entry.payloadHash();
+        // Written complete in one insert: the outcome is PROCESSED unless the effect says otherwise (a business
+        // rejection), which saves an update per message on the common path.
         row.outcome = InboxOutcome.PROCESSED;
         row.receivedAt = Instant.now();
+        row.processedAt = row.receivedAt;
         try {
             row.persistAndFlush();
             return Optional.of(row);

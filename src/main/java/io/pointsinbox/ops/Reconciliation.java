@@ -8,6 +8,7 @@ import java.util.TreeMap;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
  * Proves the ledger consistent from the database alone: every balance equals the sum of its entries, every entry
@@ -51,15 +52,18 @@ public class Reconciliation {
     }
 
     /** Totals of one consumer's ledger. */
+    @RegisterForReflection
     public record ConsumerTotals(String consumer, long users, long balanceTotal, long entries, long entriesTotal,
             Map<String, Long> inboxByOutcome) {
     }
 
     /** One inconsistency found. */
+    @RegisterForReflection
     public record Violation(String check, String consumer, Long userId, String detail) {
     }
 
     /** The whole report; consistent when there is no violation. */
+    @RegisterForReflection
     public record Report(boolean consistent, List<ConsumerTotals> consumers, List<Violation> violations) {
     }
 

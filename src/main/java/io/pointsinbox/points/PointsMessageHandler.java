@@ -1,6 +1,5 @@
 package io.pointsinbox.points;
 
-import java.time.Instant;
 import java.util.Optional;
 
 import jakarta.enterprise.context.ApplicationScoped;
@@ -48,9 +47,9 @@ public class PointsMessageHandler {
             case POINTS_GRANTED -> ledger.grant(consumer, envelope.messageId(), envelope.userId(), envelope.amount());
             case POINTS_REDEEMED -> ledger.redeem(consumer, envelope.messageId(), envelope.userId(), envelope.amount());
         };
-        InboxMessage row = claimed.get();
-        row.outcome = outcome;
-        row.processedAt = Instant.now();
+        if (outcome != InboxOutcome.PROCESSED) {
+            claimed.get().outcome = outcome;
+        }
         recording.committed(outcome == InboxOutcome.PROCESSED ? "processed" : "insufficient_balance");
         chaos.afterCommitOfCurrentTransaction();
         return new ProcessingResult(envelope.messageId(), ProcessingResult.Status.FIRST_DELIVERY, outcome);

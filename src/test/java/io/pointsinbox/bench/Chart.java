@@ -26,10 +26,10 @@ final class Chart {
     /** One line per series; x values are the same for every series. */
     static void write(Path file, String title, String xLabel, String yLabel, List<Integer> xs,
             LinkedHashMap<String, List<Double>> series) throws IOException {
-        int width = 900;
+        int width = 1040;
         int height = 540;
         int left = 90;
-        int right = 220;
+        int right = 300;
         int top = 60;
         int bottom = 70;
         BufferedImage image = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
