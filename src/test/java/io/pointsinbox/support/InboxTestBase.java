@@ -1,54 +1,15 @@
 package io.pointsinbox.support;
 
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
-import java.time.Duration;
-
 import jakarta.inject.Inject;
 
-import org.junit.jupiter.api.BeforeEach;
-
-import io.restassured.RestAssured;
-import io.restassured.builder.RequestSpecBuilder;
-
-/** Common state reset and broker waits for tests that drive the application through the real broker. */
-public abstract class InboxTestBase {
-
-    protected static final String CONSUMER = "points-ledger";
+/** For tests running inside the application ({@code @QuarkusTest}): adds the failure-injection hook. */
+public abstract class InboxTestBase extends BrokerTestBase {
 
     @Inject
     protected FailureInjector failures;
 
-    @BeforeEach
-    void resetState() throws Exception {
-        // Every request of these tests is made by a client allowed to write and to operate; SecurityTest says
-        // what happens to the others.
-        RestAssured.requestSpecification = new RequestSpecBuilder()
-                .addHeader("Authorization", "Bearer " + Tokens.withRoles(Tokens.WRITER, Tokens.OPS)).build();
+    @Override
+    protected void beforeReset() {
         failures.reset();
-        awaitDrained();
-        ArtemisTestResource.purge(ArtemisTestResource.DEAD_LETTER);
-        Ledger.reset();
-    }
-
-    /** Waits until the application has settled every message on the inbound queue. */
-    protected static void awaitDrained() {
-        await("inbound queue drained").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
-                .until(() -> ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) == 0);
-    }
-
-    protected static void awaitCounter(String outcome, double expected, double before) {
-        await(outcome + " counter").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                .until(() -> Metrics.messages(CONSUMER, outcome) - before >= expected);
-    }
-
-    protected static void assertNothingUnacknowledged() {
-        assertEquals(0, ArtemisTestResource.pending(ArtemisTestResource.ADDRESS),
-                "every delivery on the inbound queue should be settled");
-    }
-
-    protected static long deadLettered() {
-        return ArtemisTestResource.queue(ArtemisTestResource.DEAD_LETTER).getMessageCount();
     }
 }

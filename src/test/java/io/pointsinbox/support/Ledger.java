@@ -66,8 +66,15 @@ public final class Ledger {
 
     private static Connection connect() throws SQLException {
         var config = ConfigProvider.getConfig();
-        return DriverManager.getConnection(config.getValue(PostgresTestDatabase.DIRECT_URL, String.class),
-                config.getValue("quarkus.datasource.username", String.class),
-                config.getOptionalValue("quarkus.datasource.password", String.class).orElse(""));
+        return DriverManager.getConnection(setting(PostgresTestDatabase.DIRECT_URL),
+                setting("quarkus.datasource.username"),
+                config.getOptionalValue("quarkus.datasource.password", String.class)
+                        .orElse(System.getProperty("quarkus.datasource.password", "")));
+    }
+
+    /** From the test JVM's system properties (set by PostgresTestDatabase), else from its configuration. */
+    private static String setting(String name) {
+        String value = System.getProperty(name);
+        return value != null ? value : ConfigProvider.getConfig().getValue(name, String.class);
     }
 }

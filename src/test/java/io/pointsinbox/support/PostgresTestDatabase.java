@@ -40,11 +40,18 @@ public class PostgresTestDatabase implements QuarkusTestResourceLifecycleManager
         } catch (java.io.IOException e) {
             throw new IllegalStateException("cannot start the database proxy", e);
         }
+        // The tests' own reads run in the test JVM, which is not the application's when it is packaged.
+        System.setProperty(DIRECT_URL, server + DATABASE);
+        System.setProperty("quarkus.datasource.username", user);
+        System.setProperty("quarkus.datasource.password", password);
         return Map.of(
                 "quarkus.datasource.jdbc.url", "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + DATABASE,
                 DIRECT_URL, server + DATABASE,
                 "quarkus.datasource.username", user,
-                "quarkus.datasource.password", password);
+                "quarkus.datasource.password", password,
+                // The issuer key the tests sign with, for the packaged application (the test profile has its own).
+                "mp.jwt.verify.publickey.location",
+                java.nio.file.Path.of("src/test/resources/jwt/publicKey.pem").toAbsolutePath().toString());
     }
 
     @Override

@@ -1,0 +1,101 @@
+package io.pointsinbox.messaging;
+
+import static io.pointsinbox.support.AmqpTestClient.grant;
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+
+import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Test;
+
+import io.pointsinbox.support.AmqpTestClient;
+import io.pointsinbox.support.ArtemisTestResource;
+import io.pointsinbox.support.BrokerTestBase;
+import io.pointsinbox.support.Ledger;
+import io.pointsinbox.support.Metrics;
+import io.pointsinbox.support.ParallelSenders;
+import io.pointsinbox.support.PostgresTestDatabase;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+
+/**
+ * The contract seen from outside only (AMQP in; HTTP, broker and database state out), so that
+ * {@link BlackBoxInboxIT} runs the same cases against the packaged application, JVM or native.
+ */
+@QuarkusTest
+@QuarkusTestResource(ArtemisTestResource.class)
+@QuarkusTestResource(PostgresTestDatabase.class)
+public class BlackBoxInboxTest extends BrokerTestBase {
+
+    @Test
+    void theSameMessageTwiceIsAppliedOnce() {
+        UUID id = UUID.randomUUID();
+        double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.sendText(grant(id, 11, 100));
+            sender.sendText(grant(id, 11, 100));
+        }
+        awaitDrained();
+        awaitCounter("duplicate", 1, duplicatesBefore);
+
+        given().get("/users/11/points").then().statusCode(200).body("balance", equalTo(100));
+        assertEquals(1, Ledger.inboxRows(CONSUMER, id), "one inbox row");
+        assertEquals(0, deadLettered(), "nothing dead-lettered");
+    }
+
+    @RepeatedTest(2)
+    void parallelSendersOfTheSameMessagesApplyEachOnce() throws Exception {
+        List<String> bodies = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            bodies.add(grant(UUID.randomUUID(), 12, 10));
+        }
+        double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
+        List<List<String>> perSender = new ArrayList<>();
+        for (int s = 0; s < 4; s++) {
+            List<String> order = new ArrayList<>(bodies);
+            Collections.shuffle(order);
+            perSender.add(order);
+        }
+        ParallelSenders.send(perSender);
+        awaitDrained();
+        awaitCounter("duplicate", 150, duplicatesBefore);
+
+        given().get("/users/12/points").then().statusCode(200).body("balance", equalTo(500));
+        assertEquals(50, Ledger.inboxRows(CONSUMER), "one inbox row per distinct message");
+        assertEquals(0, deadLettered(), "nothing dead-lettered");
+        given().get("/admin/reconciliation").then().statusCode(200).body("consistent", equalTo(true));
+    }
+
+    @Test
+    void poisonIsDeadLetteredWithItsReason() {
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.sendText(grant(UUID.randomUUID(), 13, 0));
+        }
+        await("dead-lettered").atMost(Duration.ofSeconds(30)).until(() -> deadLettered() == 1);
+        String reason = ArtemisTestResource.browse(ArtemisTestResource.DEAD_LETTER, DeadLetters.REASON).get(0);
+        assertTrue(reason.startsWith("payload.amount:"), reason);
+        assertEquals(0, Ledger.totalRows("inbox_message"), "nothing stored");
+    }
+
+    @Test
+    void httpProcessedThenDuplicateThenBadInput() {
+        UUID id = UUID.randomUUID();
+        post(grant(id, 14, 7)).statusCode(200).body("status", equalTo("processed"));
+        post(grant(id, 14, 7)).statusCode(200).body("status", equalTo("duplicate_ignored"));
+        post("{\"type\":\"PointsGranted.v1\"}").statusCode(400).body("field", equalTo("messageId"));
+        given().get("/users/14/points").then().statusCode(200).body("balance", equalTo(7));
+    }
+
+    private static io.restassured.response.ValidatableResponse post(String body) {
+        return given().contentType(ContentType.JSON).body(body).post("/messages/points-granted").then();
+    }
+}
