@@ -23,8 +23,11 @@ public final class AmqpTestClient implements AutoCloseable {
     private final AmqpSender sender;
 
     public AmqpTestClient(String address) {
-        client = AmqpClient.create(VERTX, new AmqpClientOptions().setHost("127.0.0.1")
-                .setPort(ArtemisTestResource.port()));
+        this("127.0.0.1", ArtemisTestResource.port(), address);
+    }
+
+    public AmqpTestClient(String host, int port, String address) {
+        client = AmqpClient.create(VERTX, new AmqpClientOptions().setHost(host).setPort(port));
         connection = await(client.connect());
         sender = await(connection.createSender(address));
     }
