@@ -11,7 +11,10 @@ import io.quarkus.runtime.StartupEvent;
 @Singleton
 public class StartupChecks {
 
-    void check(@Observes StartupEvent event, Config config, PointsConfig points) {
+    void check(@Observes StartupEvent event, Config config, PointsConfig points, RetentionConfig retention) {
+        retentionProblem(retention.window(), retention.redeliveryBudget()).ifPresent(problem -> {
+            throw new IllegalStateException(problem);
+        });
         boolean verificationKey = config.getOptionalValue("mp.jwt.verify.publickey.location", String.class).isPresent()
                 || config.getOptionalValue("mp.jwt.verify.publickey", String.class).isPresent();
         if (!verificationKey) {
@@ -25,5 +28,19 @@ public class StartupChecks {
                     + ") must be at least twice POINTS_CONCURRENCY (points.concurrency=" + points.concurrency()
                     + ")");
         }
+    }
+
+    /**
+     * A window shorter than the longest a duplicate can take to arrive lets that duplicate find no inbox row and be
+     * applied a second time.
+     */
+    static java.util.Optional<String> retentionProblem(java.time.Duration window, java.time.Duration budget) {
+        if (window.compareTo(budget) >= 0) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of("POINTS_RETENTION_WINDOW (points.retention.window=" + window + ") is shorter "
+                + "than the redelivery budget " + budget + " = POINTS_RETENTION_BROKER_MAX_DELIVERY_ATTEMPTS x "
+                + "POINTS_RETENTION_BROKER_MAX_REDELIVERY_DELAY + POINTS_RETENTION_REDRIVE_HORIZON: a duplicate "
+                + "arriving after its inbox row is deleted would be applied again");
     }
 }

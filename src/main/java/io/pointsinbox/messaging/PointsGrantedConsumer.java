@@ -1,11 +1,15 @@
 package io.pointsinbox.messaging;
 
+import java.time.Instant;
+
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.transaction.Transactional;
 
 import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.jboss.logging.MDC;
 
 import io.pointsinbox.config.PointsConfig;
+import io.pointsinbox.config.RetentionConfig;
 import io.pointsinbox.ops.InboxMetrics;
 import io.pointsinbox.points.PointsMessageHandler;
 import io.smallrye.reactive.messaging.amqp.IncomingAmqpMetadata;
@@ -26,20 +30,25 @@ public class PointsGrantedConsumer {
     private final DeadLetters deadLetters;
     private final InboxMetrics metrics;
     private final PointsConfig config;
+    private final RetentionConfig retention;
 
     PointsGrantedConsumer(EnvelopeReader reader, PointsMessageHandler handler, DeadLetters deadLetters,
-            InboxMetrics metrics, PointsConfig config) {
+            InboxMetrics metrics, PointsConfig config, RetentionConfig retention) {
         this.reader = reader;
         this.handler = handler;
         this.deadLetters = deadLetters;
         this.metrics = metrics;
         this.config = config;
+        this.retention = retention;
     }
 
     @Incoming(CHANNEL)
     @Blocking(value = "points-workers", ordered = false)
     @Transactional
     public void onMessage(Object ignoredConvertedBody, IncomingAmqpMetadata amqp) {
+        if (amqp.getDeliveryCount() > 0) {
+            metrics.redelivered(config.consumer());
+        }
         byte[] body = null;
         PointsEnvelope envelope;
         try {
@@ -47,9 +56,24 @@ public class PointsGrantedConsumer {
             envelope = reader.read(body, amqp.getId());
         } catch (InvalidEnvelopeException e) {
             deadLetters.forward(amqp, body == null ? new byte[0] : body, config.consumer(), e.getMessage());
-            metrics.rejected(config.consumer());
+            metrics.rejected(config.consumer(), "rejected");
             return;
         }
-        handler.handle(config.consumer(), envelope);
+        Instant created = Instant.ofEpochMilli(amqp.getCreationTime());
+        if (amqp.getCreationTime() > 0 && created.isBefore(Instant.now().minus(retention.window()))) {
+            // Its inbox row, if it was ever applied, may already be gone: applying it now could apply it twice.
+            deadLetters.forward(amqp, body, config.consumer(), "too_old: created " + created
+                    + ", before the inbox retention window of " + retention.window());
+            metrics.rejected(config.consumer(), "too_old");
+            return;
+        }
+        MDC.put("consumer", config.consumer());
+        MDC.put("messageId", envelope.messageId().toString());
+        try {
+            handler.handle(config.consumer(), envelope);
+        } finally {
+            MDC.remove("consumer");
+            MDC.remove("messageId");
+        }
     }
 }

@@ -41,9 +41,18 @@ public class InboxMetrics {
         return recording;
     }
 
-    /** A message rejected before it reached the inbox (poison, or bad HTTP input). */
+    /** A message rejected before it reached the inbox (poison, bad HTTP input, or too old). */
     public void rejected(String consumer) {
-        counter(consumer, "rejected").increment();
+        rejected(consumer, "rejected");
+    }
+
+    public void rejected(String consumer, String outcome) {
+        counter(consumer, outcome).increment();
+    }
+
+    /** A delivery the broker had already attempted (AMQP delivery-count above zero). */
+    public void redelivered(String consumer) {
+        registry.counter("points.inbox.redelivered", "consumer", consumer).increment();
     }
 
     private Counter counter(String consumer, String outcome) {

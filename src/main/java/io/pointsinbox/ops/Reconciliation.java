@@ -33,7 +33,7 @@ public class Reconciliation {
                     select g.consumer, g.user_id, 'entry for message ' || g.message_id || ' has no inbox row'
                     from point_grant g
                     left join inbox_message i on i.consumer = g.consumer and i.message_id = g.message_id
-                    where i.id is null
+                    where i.id is null and g.granted_at > now() - make_interval(secs => %d)
                     """,
             "applied_claim_without_entry", """
                     select i.consumer, null, 'message ' || i.message_id || ' is marked processed but has no entry'
@@ -46,9 +46,12 @@ public class Reconciliation {
                     """);
 
     private final EntityManager em;
+    private final long windowSeconds;
 
-    Reconciliation(EntityManager em) {
+    Reconciliation(EntityManager em, io.pointsinbox.config.RetentionConfig retention) {
         this.em = em;
+        // Entries older than the retention window have legitimately lost their inbox row.
+        this.windowSeconds = retention.window().toSeconds();
     }
 
     /** Totals of one consumer's ledger. */
@@ -71,7 +74,7 @@ public class Reconciliation {
     public Report run() {
         List<Violation> violations = new ArrayList<>();
         new TreeMap<>(CHECKS).forEach((check, sql) -> {
-            for (Object[] row : rows(sql + " limit " + MAX_VIOLATIONS)) {
+            for (Object[] row : rows(sql.formatted(windowSeconds) + " limit " + MAX_VIOLATIONS)) {
                 violations.add(new Violation(check, (String) row[0], row[1] == null ? null
                         : ((Number) row[1]).longValue(), (String) row[2]));
             }
