@@ -11,6 +11,12 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+
 import io.pointsinbox.config.PointsConfig;
 import io.pointsinbox.inbox.InboxOutcome;
 import io.pointsinbox.messaging.EnvelopeReader;
@@ -51,14 +57,28 @@ public class PointsMessageResource {
     @POST
     @Path("/points-granted")
     @Transactional
-    public Response pointsGranted(String body) {
+    @Operation(summary = "Apply a PointsGranted.v1 message at most once per message id")
+    @APIResponse(responseCode = "200", description = "processed, or duplicate_ignored with the first outcome",
+            content = @Content(examples = @ExampleObject(name = "processed",
+                    value = "{\"status\":\"processed\",\"messageId\":\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\","
+                            + "\"outcome\":\"processed\"}")))
+    @APIResponse(responseCode = "400", description = "invalid message, the field is named")
+    @APIResponse(responseCode = "409", description = "the id was already used for a different message")
+    public Response pointsGranted(@RequestBody(content = @Content(examples = @ExampleObject(name = "grant",
+            value = "{\"messageId\":\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\",\"type\":\"PointsGranted.v1\","
+                    + "\"payload\":{\"userId\":123,\"amount\":100}}"))) String body) {
         return deliver(body, MessageType.POINTS_GRANTED);
     }
 
     @POST
     @Path("/points-redeemed")
     @Transactional
-    public Response pointsRedeemed(String body) {
+    @Operation(summary = "Apply a PointsRedeemed.v1 message at most once per message id")
+    @APIResponse(responseCode = "200", description = "processed, or duplicate_ignored with the first outcome")
+    @APIResponse(responseCode = "422", description = "rejected_insufficient_balance (recorded; a retry answers the same)")
+    public Response pointsRedeemed(@RequestBody(content = @Content(examples = @ExampleObject(name = "redemption",
+            value = "{\"messageId\":\"0c1b3c52-7f0e-4a55-9a43-2a1f2f8f3b10\",\"type\":\"PointsRedeemed.v1\","
+                    + "\"payload\":{\"userId\":123,\"amount\":30}}"))) String body) {
         return deliver(body, MessageType.POINTS_REDEEMED);
     }
 

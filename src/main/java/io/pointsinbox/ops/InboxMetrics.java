@@ -4,6 +4,7 @@ import java.util.concurrent.TimeUnit;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
+import jakarta.enterprise.event.Observes;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
@@ -11,6 +12,8 @@ import jakarta.transaction.TransactionSynchronizationRegistry;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.pointsinbox.config.PointsConfig;
+import io.quarkus.runtime.StartupEvent;
 
 /**
  * Counts messages by outcome and consumer. Outcomes are recorded when the transaction completes, so a message is
@@ -22,6 +25,9 @@ public class InboxMetrics {
 
     public static final String MESSAGES = "points.inbox.messages";
     public static final String PROCESSING = "points.inbox.processing";
+    public static final String REDELIVERED = "points.inbox.redelivered";
+    static final java.util.List<String> OUTCOMES = java.util.List.of("processed", "insufficient_balance", "duplicate",
+            "id_conflict", "rejected", "too_old", "failed");
 
     private final MeterRegistry registry;
     private final TransactionSynchronizationRegistry transactions;
@@ -32,6 +38,17 @@ public class InboxMetrics {
         this.registry = registry;
         this.transactions = transactions;
         this.failures = failures;
+    }
+
+    /** Registers every series at start-up, so dashboards and alerts see zeros rather than missing data. */
+    void registerAtStartup(@Observes StartupEvent event, PointsConfig config) {
+        for (String outcome : OUTCOMES) {
+            counter(config.consumer(), outcome);
+            timer(config.consumer(), outcome);
+        }
+        registry.counter(REDELIVERED, "consumer", config.consumer());
+        registry.counter(InboxRetention.DELETED);
+        registry.timer(InboxRetention.DURATION);
     }
 
     /** Starts timing a delivery in the current transaction; its outcome is counted when that transaction ends. */
@@ -52,7 +69,16 @@ public class InboxMetrics {
 
     /** A delivery the broker had already attempted (AMQP delivery-count above zero). */
     public void redelivered(String consumer) {
-        registry.counter("points.inbox.redelivered", "consumer", consumer).increment();
+        registry.counter(REDELIVERED, "consumer", consumer).increment();
+    }
+
+    private Timer timer(String consumer, String outcome) {
+        return Timer.builder(PROCESSING)
+                .description("Time to claim, apply and commit one delivery")
+                .tag("consumer", consumer)
+                .tag("outcome", outcome)
+                .publishPercentileHistogram()
+                .register(registry);
     }
 
     private Counter counter(String consumer, String outcome) {
@@ -94,13 +120,7 @@ public class InboxMetrics {
             String outcome = withoutEffect != null ? withoutEffect
                     : status == Status.STATUS_COMMITTED ? committed : "failed";
             counter(consumer, outcome).increment();
-            Timer.builder(PROCESSING)
-                    .description("Time to claim, apply and commit one delivery")
-                    .tag("consumer", consumer)
-                    .tag("outcome", outcome)
-                    .publishPercentileHistogram()
-                    .register(registry)
-                    .record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
+            timer(consumer, outcome).record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
             if ("failed".equals(outcome)) {
                 failures.fire(new DeliveryFailed(consumer));
             }

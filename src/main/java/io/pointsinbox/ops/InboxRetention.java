@@ -28,6 +28,9 @@ public class InboxRetention {
     /** Key of the advisory lock that elects the cleaning replica. */
     static final long LOCK_KEY = 0x706f696e7473L;
 
+    static final String DELETED = "points.inbox.retention.deleted";
+    static final String DURATION = "points.inbox.retention.duration";
+
     private static final Logger LOG = Logger.getLogger(InboxRetention.class);
 
     private final DataSource dataSource;
@@ -60,12 +63,12 @@ public class InboxRetention {
             }
             try {
                 long deleted = deleteBatches(connection, olderThan);
-                registry.counter("points.inbox.retention.deleted").increment(deleted);
+                registry.counter(DELETED).increment(deleted);
                 LOG.infof("Inbox cleanup deleted %d rows received before %s", deleted, olderThan);
                 return new Run(true, deleted);
             } finally {
                 lock(connection, "pg_advisory_unlock");
-                sample.stop(registry.timer("points.inbox.retention.duration"));
+                sample.stop(registry.timer(DURATION));
             }
         } catch (SQLException e) {
             LOG.warnf("Inbox cleanup failed, it will run again: %s", e.getMessage());

@@ -35,4 +35,26 @@ class HealthAndMetricsTest extends io.pointsinbox.support.InboxTestBase {
                 .body(containsString("points_inbox_messages_total{consumer=\"points-ledger\",outcome=\"processed\"}"))
                 .body(containsString("points_inbox_processing_seconds_count{consumer=\"points-ledger\""));
     }
+
+    @Test
+    void everyMetricTheGrafanaDashboardQueriesIsPublished() throws Exception {
+        String dashboard = java.nio.file.Files.readString(java.nio.file.Path.of("docker/grafana/points-inbox.json"));
+        String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
+        java.util.regex.Matcher name = java.util.regex.Pattern.compile("points_[a-z_]+").matcher(dashboard);
+        java.util.Set<String> missing = new java.util.TreeSet<>();
+        while (name.find()) {
+            if (!metrics.contains(name.group() + "{") && !metrics.contains(name.group() + " ")) {
+                missing.add(name.group());
+            }
+        }
+        org.junit.jupiter.api.Assertions.assertEquals(java.util.Set.of(), missing,
+                "metrics queried by docker/grafana/points-inbox.json but not published");
+    }
+
+    @Test
+    void theOpenApiDocumentDescribesTheIngressWithExamples() {
+        given().get("/q/openapi?format=json").then().statusCode(200)
+                .body(containsString("/messages/points-granted"))
+                .body(containsString("PointsRedeemed.v1"));
+    }
 }
