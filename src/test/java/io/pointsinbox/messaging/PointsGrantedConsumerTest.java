@@ -10,11 +10,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
@@ -25,6 +20,7 @@ import io.pointsinbox.support.FailureInjector;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
 import io.pointsinbox.support.Metrics;
+import io.pointsinbox.support.ParallelSenders;
 import io.pointsinbox.support.PostgresTestDatabase;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -74,26 +70,13 @@ class PointsGrantedConsumerTest extends InboxTestBase {
         }
         double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
         double failedBefore = Metrics.messages(CONSUMER, "failed");
-        CyclicBarrier start = new CyclicBarrier(senders);
-        ExecutorService pool = Executors.newFixedThreadPool(senders);
-        try {
-            List<CompletableFuture<Void>> running = new ArrayList<>();
-            for (int s = 0; s < senders; s++) {
-                List<String> order = new ArrayList<>(bodies);
-                Collections.shuffle(order);
-                running.add(CompletableFuture.runAsync(() -> {
-                    try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
-                        start.await(10, TimeUnit.SECONDS);
-                        sender.sendAll(order);
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                }, pool));
-            }
-            CompletableFuture.allOf(running.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
-        } finally {
-            pool.shutdownNow();
+        List<List<String>> perSender = new ArrayList<>();
+        for (int s = 0; s < senders; s++) {
+            List<String> order = new ArrayList<>(bodies);
+            Collections.shuffle(order);
+            perSender.add(order);
         }
+        ParallelSenders.send(perSender);
         awaitDrained();
         awaitCounter("duplicate", 150, duplicatesBefore);
 
