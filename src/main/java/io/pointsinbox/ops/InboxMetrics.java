@@ -26,6 +26,7 @@ public class InboxMetrics {
     public static final String MESSAGES = "points.inbox.messages";
     public static final String PROCESSING = "points.inbox.processing";
     public static final String REDELIVERED = "points.inbox.redelivered";
+    public static final String DUPLICATE_AGE = "points.inbox.duplicate.age";
     static final java.util.List<String> OUTCOMES = java.util.List.of("processed", "insufficient_balance", "duplicate",
             "id_conflict", "rejected", "too_old", "failed");
 
@@ -47,6 +48,7 @@ public class InboxMetrics {
             timer(config.consumer(), outcome);
         }
         registry.counter(REDELIVERED, "consumer", config.consumer());
+        duplicateAgeTimer(config.consumer());
         registry.counter(InboxRetention.DELETED);
         registry.timer(InboxRetention.DURATION);
     }
@@ -65,6 +67,23 @@ public class InboxMetrics {
 
     public void rejected(String consumer, String outcome) {
         counter(consumer, outcome).increment();
+    }
+
+    /**
+     * How long after the first delivery of an id was claimed a duplicate arrived: the data to size the retention
+     * window from (a duplicate later than the window would be applied again).
+     */
+    public void duplicateAge(String consumer, java.time.Duration sinceFirst) {
+        duplicateAgeTimer(consumer).record(sinceFirst.isNegative() ? java.time.Duration.ZERO : sinceFirst);
+    }
+
+    private Timer duplicateAgeTimer(String consumer) {
+        return Timer.builder(DUPLICATE_AGE)
+                .description("Time between the first delivery of an id and a duplicate of it")
+                .tag("consumer", consumer)
+                .publishPercentileHistogram()
+                .maximumExpectedValue(java.time.Duration.ofDays(30))
+                .register(registry);
     }
 
     /** A delivery the broker had already attempted (AMQP delivery-count above zero). */

@@ -66,6 +66,8 @@ public class PointsMessageHandler {
             return new ProcessingResult(envelope.messageId(), ProcessingResult.Status.ID_CONFLICT, null);
         }
         recording.withoutEffect("duplicate");
+        original.ifPresent(row -> metrics.duplicateAge(consumer, java.time.Duration.between(row.receivedAt,
+                java.time.Instant.now())));
         LOG.debugf("Duplicate message %s for consumer %s acknowledged without effect", envelope.messageId(), consumer);
         return new ProcessingResult(envelope.messageId(), ProcessingResult.Status.DUPLICATE_IGNORED,
                 original.map(row -> row.outcome).orElse(null));

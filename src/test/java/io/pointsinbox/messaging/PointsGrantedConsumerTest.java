@@ -50,6 +50,9 @@ class PointsGrantedConsumerTest extends InboxTestBase {
         // The duplicate is detected inside the method (early flush) and acknowledged: had it surfaced at commit,
         // it would have been nacked and, after the delivery attempts, dead-lettered.
         assertEquals(0, deadLettered(), "a duplicate must never be dead-lettered");
+        assertTrue(io.restassured.RestAssured.given().get("/q/metrics").asString()
+                .contains("points_inbox_duplicate_age_seconds_count{consumer=\"points-ledger\""),
+                "the duplicate's age since the first delivery is recorded");
         assertNothingUnacknowledged();
     }
 
