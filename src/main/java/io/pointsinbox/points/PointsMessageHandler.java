@@ -50,6 +50,10 @@ public class PointsMessageHandler {
         if (outcome != InboxOutcome.PROCESSED) {
             claimed.get().outcome = outcome;
         }
+        // Every statement runs before the method returns, so that the commit has nothing left to write: if the
+        // session is torn down during shutdown before its flush-at-commit, the transaction cannot commit a claim
+        // without its ledger entry.
+        InboxMessage.flush();
         recording.committed(outcome == InboxOutcome.PROCESSED ? "processed" : "insufficient_balance");
         chaos.afterCommitOfCurrentTransaction();
         return new ProcessingResult(envelope.messageId(), ProcessingResult.Status.FIRST_DELIVERY, outcome);

@@ -53,8 +53,9 @@ class ProcessCrashIT {
         env.put("POINTS_JWT_PUBLIC_KEY_LOCATION", Path.of("src/test/resources/jwt/publicKey.pem").toAbsolutePath()
                 .toString());
         env.put("QUARKUS_PROFILE", "chaos");
-        // Widen the window between the database commit and the broker acknowledgement.
-        env.put("CHAOS_COMMIT_ACK_DELAY", "20ms");
+        // Widen the window between the database commit and the broker acknowledgement so far that every kill lands
+        // while several deliveries are committed but not yet acknowledged.
+        env.put("CHAOS_COMMIT_ACK_DELAY", "200ms");
     }
 
     @AfterAll
@@ -71,7 +72,7 @@ class ProcessCrashIT {
 
     @Test
     void sigkillSeveralTimesWithMessagesInFlightLosesNothingAndDoublesNothing() throws Exception {
-        Workload workload = new Workload(3_000, 0.0, 40_000, 30, 4);
+        Workload workload = new Workload(1_200, 0.0, 40_000, 30, 4);
         preload(workload);
         long started = System.nanoTime();
         AppProcess app = startApp("sigkill-0");
@@ -104,7 +105,7 @@ class ProcessCrashIT {
 
     @Test
     void sigtermWithMessagesInFlightGoesUnreadyFirstAndLosesNothing() throws Exception {
-        Workload workload = new Workload(2_000, 0.1, 50_000, 20, 5);
+        Workload workload = new Workload(1_200, 0.1, 50_000, 20, 5);
         preload(workload);
         long started = System.nanoTime();
         AppProcess app = startApp("sigterm-0");
