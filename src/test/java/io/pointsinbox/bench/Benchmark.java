@@ -124,6 +124,11 @@ public final class Benchmark {
     private void measureLatency(int concurrency) throws Exception {
         Ledger.reset();
         AppProcess app = app(concurrency, "latency");
+        // Warm the JIT first: the figure should show the service, not a cold JVM.
+        List<String> warmUp = stream(0);
+        preload(warmUp.subList(0, Math.min(5_000, warmUp.size())));
+        drainRate(0);
+        Ledger.reset();
         double fresh = median(samples.get("app 0% c" + concurrency));
         int perSecond = (int) Math.max(50, fresh / 2);
         int total = perSecond * 10;
