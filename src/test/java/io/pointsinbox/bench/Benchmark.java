@@ -186,11 +186,7 @@ public final class Benchmark {
     }
 
     private static void preload(List<String> stream) throws Exception {
-        List<List<String>> perSender = new ArrayList<>();
-        for (int s = 0; s < 4; s++) {
-            perSender.add(stream.subList(s * stream.size() / 4, (s + 1) * stream.size() / 4));
-        }
-        ParallelSenders.send(perSender);
+        ParallelSenders.split(stream, 4);
     }
 
     private AppProcess app(int concurrency, String name) throws Exception {

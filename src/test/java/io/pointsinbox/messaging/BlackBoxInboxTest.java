@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
 
@@ -59,13 +58,7 @@ public class BlackBoxInboxTest extends BrokerTestBase {
             bodies.add(grant(UUID.randomUUID(), 12, 10));
         }
         double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
-        List<List<String>> perSender = new ArrayList<>();
-        for (int s = 0; s < 4; s++) {
-            List<String> order = new ArrayList<>(bodies);
-            Collections.shuffle(order);
-            perSender.add(order);
-        }
-        ParallelSenders.send(perSender);
+        ParallelSenders.sameMessagesFromEach(bodies, 4);
         awaitDrained();
         awaitCounter("duplicate", 150, duplicatesBefore);
 

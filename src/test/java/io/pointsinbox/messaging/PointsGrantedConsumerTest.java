@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
 
@@ -73,13 +72,7 @@ class PointsGrantedConsumerTest extends InboxTestBase {
         }
         double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
         double failedBefore = Metrics.messages(CONSUMER, "failed");
-        List<List<String>> perSender = new ArrayList<>();
-        for (int s = 0; s < senders; s++) {
-            List<String> order = new ArrayList<>(bodies);
-            Collections.shuffle(order);
-            perSender.add(order);
-        }
-        ParallelSenders.send(perSender);
+        ParallelSenders.sameMessagesFromEach(bodies, senders);
         awaitDrained();
         awaitCounter("duplicate", 150, duplicatesBefore);
 

@@ -44,11 +44,7 @@ class PoisonFloodTest extends InboxTestBase {
             });
         }
         Collections.shuffle(messages);
-        List<List<String>> perSender = new ArrayList<>();
-        for (int s = 0; s < 4; s++) {
-            perSender.add(messages.subList(s * messages.size() / 4, (s + 1) * messages.size() / 4));
-        }
-        ParallelSenders.send(perSender);
+        ParallelSenders.split(messages, 4);
         await("flood drained").atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(500))
                 .until(() -> ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) == 0);
         await("all dead-lettered").atMost(Duration.ofSeconds(30)).until(() -> deadLettered() >= poison);

@@ -1,6 +1,7 @@
 package io.pointsinbox.support;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
@@ -12,6 +13,26 @@ import java.util.concurrent.TimeUnit;
 public final class ParallelSenders {
 
     private ParallelSenders() {
+    }
+
+    /** Every sender sends all the bodies, each in its own random order: the same messages from several producers. */
+    public static void sameMessagesFromEach(List<String> bodies, int senders) throws Exception {
+        List<List<String>> perSender = new ArrayList<>();
+        for (int s = 0; s < senders; s++) {
+            List<String> order = new ArrayList<>(bodies);
+            Collections.shuffle(order);
+            perSender.add(order);
+        }
+        send(perSender);
+    }
+
+    /** The bodies split into consecutive shares, one per sender. */
+    public static void split(List<String> bodies, int senders) throws Exception {
+        List<List<String>> perSender = new ArrayList<>();
+        for (int s = 0; s < senders; s++) {
+            perSender.add(bodies.subList(s * bodies.size() / senders, (s + 1) * bodies.size() / senders));
+        }
+        send(perSender);
     }
 
     public static void send(List<List<String>> perSender) throws Exception {

@@ -12,12 +12,12 @@ import io.pointsinbox.messaging.InvalidEnvelopeException;
 import io.pointsinbox.ops.InboxMetrics;
 
 /** Every client error leaves as JSON: an invalid message is a 400 naming the field; nothing was stored. */
-public class InvalidEnvelopeMapper {
+public class ApiErrorMapper {
 
     private final InboxMetrics metrics;
     private final PointsConfig config;
 
-    InvalidEnvelopeMapper(InboxMetrics metrics, PointsConfig config) {
+    ApiErrorMapper(InboxMetrics metrics, PointsConfig config) {
         this.metrics = metrics;
         this.config = config;
     }
