@@ -31,21 +31,24 @@ public class PointsGrantedConsumer {
     private final InboxMetrics metrics;
     private final PointsConfig config;
     private final RetentionConfig retention;
+    private final GracefulStop stop;
 
     PointsGrantedConsumer(EnvelopeReader reader, PointsMessageHandler handler, DeadLetters deadLetters,
-            InboxMetrics metrics, PointsConfig config, RetentionConfig retention) {
+            InboxMetrics metrics, PointsConfig config, RetentionConfig retention, GracefulStop stop) {
         this.reader = reader;
         this.handler = handler;
         this.deadLetters = deadLetters;
         this.metrics = metrics;
         this.config = config;
         this.retention = retention;
+        this.stop = stop;
     }
 
     @Incoming(CHANNEL)
     @Blocking(value = "points-workers", ordered = false)
     @Transactional
     public void onMessage(Object ignoredConvertedBody, IncomingAmqpMetadata amqp) {
+        stop.begin();
         if (amqp.getDeliveryCount() > 0) {
             metrics.redelivered(config.consumer());
         }

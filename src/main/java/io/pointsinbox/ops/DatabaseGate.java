@@ -17,6 +17,7 @@ import jakarta.enterprise.event.Observes;
 import org.jboss.logging.Logger;
 
 import io.pointsinbox.config.PointsConfig;
+import io.pointsinbox.messaging.GracefulStop;
 import io.pointsinbox.messaging.PointsGrantedConsumer;
 import io.smallrye.reactive.messaging.ChannelRegistry;
 import io.smallrye.reactive.messaging.PausableChannel;
@@ -33,6 +34,7 @@ public class DatabaseGate {
 
     private final ChannelRegistry channels;
     private final DataSource dataSource;
+    private final GracefulStop stop;
     private final long retryMillis;
     private final AtomicBoolean checking = new AtomicBoolean();
     private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -41,15 +43,17 @@ public class DatabaseGate {
         return thread;
     });
 
-    DatabaseGate(ChannelRegistry channels, DataSource dataSource, PointsConfig config) {
+    DatabaseGate(ChannelRegistry channels, DataSource dataSource, GracefulStop stop, PointsConfig config) {
         this.channels = channels;
         this.dataSource = dataSource;
+        this.stop = stop;
         this.retryMillis = config.databaseRetryInterval().toMillis();
     }
 
+    /** Paused for a database outage (a pause for shutdown is {@link GracefulStop}'s). */
     public boolean paused() {
         PausableChannel channel = channels.getPausable(PointsGrantedConsumer.CHANNEL);
-        return channel != null && channel.isPaused();
+        return channel != null && channel.isPaused() && !stop.stopping();
     }
 
     void onFailure(@Observes DeliveryFailed failure) {
@@ -60,9 +64,13 @@ public class DatabaseGate {
 
     private void check() {
         PausableChannel channel = channels.getPausable(PointsGrantedConsumer.CHANNEL);
+        if (stop.stopping()) {
+            checking.set(false);
+            return;
+        }
         if (databaseAnswers()) {
             checking.set(false);
-            if (channel != null && channel.isPaused()) {
+            if (channel != null && channel.isPaused() && !stop.stopping()) {
                 channel.resume();
                 LOG.info("Database reachable again: AMQP consumption resumed");
             }

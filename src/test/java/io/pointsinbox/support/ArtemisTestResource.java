@@ -30,13 +30,26 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
     private static volatile EmbeddedActiveMQ broker;
     private static volatile int port;
     private static volatile Path dataDir;
+    private static volatile int maxDeliveryAttempts;
+
+    private final int attempts;
+
+    public ArtemisTestResource() {
+        this(MAX_DELIVERY_ATTEMPTS);
+    }
+
+    /** A broker that dead-letters a message after a given number of delivery attempts. */
+    public ArtemisTestResource(int maxDeliveryAttempts) {
+        this.attempts = maxDeliveryAttempts;
+    }
 
     @Override
     public Map<String, String> start() {
         try {
             port = freePort();
             dataDir = Files.createTempDirectory("artemis-test");
-            broker = EmbeddedArtemis.start(port, dataDir, MAX_DELIVERY_ATTEMPTS);
+            maxDeliveryAttempts = attempts;
+            broker = EmbeddedArtemis.start(port, dataDir, attempts);
         } catch (Exception e) {
             throw new IllegalStateException("cannot start the embedded Artemis broker", e);
         }
@@ -58,7 +71,7 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
     public static void restart(java.time.Duration down) throws Exception {
         broker.stop();
         Thread.sleep(down.toMillis());
-        broker = EmbeddedArtemis.start(port, dataDir, MAX_DELIVERY_ATTEMPTS);
+        broker = EmbeddedArtemis.start(port, dataDir, maxDeliveryAttempts);
     }
 
     public static int port() {
@@ -89,6 +102,25 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
             }
         }
         return values;
+    }
+
+    /** What a queue holds, for failure messages: depth, unsettled deliveries and the highest delivery count. */
+    public static String describe(String name) {
+        Queue queue = queue(name);
+        return name + ": " + queue.getMessageCount() + " messages, " + queue.getDeliveringCount()
+                + " delivering, " + queue.getConsumerCount() + " consumers, highest delivery count "
+                + highestDeliveryCount(name);
+    }
+
+    /** The highest delivery count among the messages waiting in a queue (0: none was ever handed back counted). */
+    public static int highestDeliveryCount(String name) {
+        int highest = 0;
+        try (LinkedListIterator<MessageReference> it = queue(name).browserIterator()) {
+            while (it.hasNext()) {
+                highest = Math.max(highest, it.next().getDeliveryCount());
+            }
+        }
+        return highest;
     }
 
     public static void purge(String name) throws Exception {
