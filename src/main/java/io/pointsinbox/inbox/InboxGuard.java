@@ -2,8 +2,13 @@ package io.pointsinbox.inbox;
 
 import java.time.Instant;
 import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.Transactional;
 import jakarta.transaction.Transactional.TxType;
 
@@ -18,13 +23,34 @@ import io.quarkus.narayana.jta.QuarkusTransaction;
 @ApplicationScoped
 public class InboxGuard {
 
+    private record Key(String consumer, UUID messageId) {
+    }
+
+    /** Claims of one key running in this process, and whether one of them has inserted its row. */
+    private static final class Running {
+        final AtomicInteger claims = new AtomicInteger();
+        volatile boolean inserted;
+    }
+
     /**
-     * Inserts the inbox row; returns it, or empty when the (consumer, message id) pair was already claimed. A
-     * concurrent first delivery of the same id makes this call wait on the index until that transaction ends. On a
+     * Claims running in this process, by key. Only telemetry reads it (to tell an in-flight duplicate from a
+     * redelivery); the decision is always the unique index's.
+     */
+    private final ConcurrentHashMap<Key, Running> running = new ConcurrentHashMap<>();
+    private final TransactionSynchronizationRegistry transactions;
+
+    InboxGuard(TransactionSynchronizationRegistry transactions) {
+        this.transactions = transactions;
+    }
+
+    /**
+     * Inserts the inbox row and returns the claim, or says that the (consumer, message id) pair was already claimed.
+     * A concurrent first delivery of the same id makes this call wait on the index until that transaction ends. On a
      * duplicate the transaction is marked rollback-only: nothing of this delivery may commit.
      */
     @Transactional(TxType.MANDATORY)
-    public Optional<InboxMessage> claim(String consumer, InboxEntry entry) {
+    public Claim claim(String consumer, InboxEntry entry) {
+        Running claims = enter(new Key(consumer, entry.messageId()));
         InboxMessage row = new InboxMessage();
         row.consumer = consumer;
         row.messageId = entry.messageId();
@@ -38,14 +64,36 @@ public class InboxGuard {
         row.processedAt = row.receivedAt;
         try {
             row.persistAndFlush();
-            return Optional.of(row);
+            claims.inserted = true;
+            return Claim.claimed(row);
         } catch (RuntimeException e) {
             if (!isInboxKeyViolation(e)) {
                 throw e;
             }
             QuarkusTransaction.setRollbackOnly();
-            return Optional.empty();
+            // The index made this insert wait for a first delivery running here, which then committed: in flight.
+            return Claim.alreadyClaimed(claims.inserted);
         }
+    }
+
+    /** Registers a running claim of a key until its transaction ends. */
+    private Running enter(Key key) {
+        Running claims = running.compute(key, (k, current) -> {
+            Running value = current == null ? new Running() : current;
+            value.claims.incrementAndGet();
+            return value;
+        });
+        transactions.registerInterposedSynchronization(new Synchronization() {
+            @Override
+            public void beforeCompletion() {
+            }
+
+            @Override
+            public void afterCompletion(int status) {
+                running.computeIfPresent(key, (k, current) -> current.claims.decrementAndGet() == 0 ? null : current);
+            }
+        });
+        return claims;
     }
 
     /**

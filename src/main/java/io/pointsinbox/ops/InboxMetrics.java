@@ -29,6 +29,10 @@ public class InboxMetrics {
     public static final String PROCESSING = "points.inbox.processing";
     public static final String REDELIVERED = "points.inbox.redelivered";
     public static final String DUPLICATE_AGE = "points.inbox.duplicate.age";
+    public static final String DUPLICATES = "points.inbox.duplicates";
+    /** Duplicate classes: see {@link #duplicate(String, String)}. */
+    public static final java.util.List<String> DUPLICATE_CLASSES = java.util.List.of("in_flight", "redelivery",
+            "id_conflict");
     static final java.util.List<String> OUTCOMES = java.util.List.of("processed", "insufficient_balance", "duplicate",
             "id_conflict", "rejected", "too_old", "failed");
 
@@ -37,6 +41,8 @@ public class InboxMetrics {
     private final Event<DeliveryFailed> failures;
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+    private final Map<String, Counter> duplicateClasses = new ConcurrentHashMap<>();
+    private final Map<String, Timer> duplicateAges = new ConcurrentHashMap<>();
 
     InboxMetrics(MeterRegistry registry, TransactionSynchronizationRegistry transactions,
             Event<DeliveryFailed> failures) {
@@ -52,6 +58,9 @@ public class InboxMetrics {
             timer(config.consumer(), outcome);
         }
         registry.counter(REDELIVERED, "consumer", config.consumer());
+        for (String duplicateClass : DUPLICATE_CLASSES) {
+            duplicateCounter(config.consumer(), duplicateClass);
+        }
         duplicateAgeTimer(config.consumer());
         registry.counter(InboxRetention.DELETED);
         registry.timer(InboxRetention.DURATION);
@@ -74,6 +83,15 @@ public class InboxMetrics {
     }
 
     /**
+     * Classifies a duplicate: {@code in_flight} (its first delivery was still running when this one reached the
+     * unique index, so it waited for that transaction), {@code redelivery} (the first delivery had committed before)
+     * or {@code id_conflict} (same id, different payload).
+     */
+    public void duplicate(String consumer, String duplicateClass) {
+        duplicateCounter(consumer, duplicateClass).increment();
+    }
+
+    /**
      * How long after the first delivery of an id was claimed a duplicate arrived: the data to size the retention
      * window from (a duplicate later than the window would be applied again).
      */
@@ -81,13 +99,21 @@ public class InboxMetrics {
         duplicateAgeTimer(consumer).record(sinceFirst.isNegative() ? java.time.Duration.ZERO : sinceFirst);
     }
 
+    private Counter duplicateCounter(String consumer, String duplicateClass) {
+        return duplicateClasses.computeIfAbsent(consumer + '\n' + duplicateClass, key -> Counter.builder(DUPLICATES)
+                .description("Duplicate deliveries by class: in_flight, redelivery, id_conflict")
+                .tag("consumer", consumer)
+                .tag("class", duplicateClass)
+                .register(registry));
+    }
+
     private Timer duplicateAgeTimer(String consumer) {
-        return Timer.builder(DUPLICATE_AGE)
+        return duplicateAges.computeIfAbsent(consumer, key -> Timer.builder(DUPLICATE_AGE)
                 .description("Time between the first delivery of an id and a duplicate of it")
                 .tag("consumer", consumer)
                 .publishPercentileHistogram()
                 .maximumExpectedValue(java.time.Duration.ofDays(30))
-                .register(registry);
+                .register(registry));
     }
 
     /** A delivery the broker had already attempted (AMQP delivery-count above zero). */

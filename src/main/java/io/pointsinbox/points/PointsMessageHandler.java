@@ -8,6 +8,7 @@ import jakarta.transaction.Transactional.TxType;
 
 import org.jboss.logging.Logger;
 
+import io.pointsinbox.inbox.Claim;
 import io.pointsinbox.inbox.InboxGuard;
 import io.pointsinbox.inbox.InboxMessage;
 import io.pointsinbox.inbox.InboxOutcome;
@@ -39,16 +40,17 @@ public class PointsMessageHandler {
     @Transactional(TxType.MANDATORY)
     public ProcessingResult handle(String consumer, PointsEnvelope envelope) {
         InboxMetrics.Recording recording = metrics.recordOnCompletion(consumer);
-        Optional<InboxMessage> claimed = inbox.claim(consumer, envelope.inboxEntry());
-        if (claimed.isEmpty()) {
-            return alreadyClaimed(consumer, envelope, recording);
+        Claim claim = inbox.claim(consumer, envelope.inboxEntry());
+        if (!claim.won()) {
+            return alreadyClaimed(consumer, envelope, claim.concurrent(), recording);
         }
+        InboxMessage claimed = claim.row().orElseThrow();
         InboxOutcome outcome = switch (envelope.type()) {
             case POINTS_GRANTED -> ledger.grant(consumer, envelope.messageId(), envelope.userId(), envelope.amount());
             case POINTS_REDEEMED -> ledger.redeem(consumer, envelope.messageId(), envelope.userId(), envelope.amount());
         };
         if (outcome != InboxOutcome.PROCESSED) {
-            claimed.get().outcome = outcome;
+            claimed.outcome = outcome;
         }
         // Every statement runs before the method returns, so that the commit has nothing left to write: if the
         // session is torn down during shutdown before its flush-at-commit, the transaction cannot commit a claim
@@ -59,20 +61,24 @@ public class PointsMessageHandler {
         return new ProcessingResult(envelope.messageId(), ProcessingResult.Status.FIRST_DELIVERY, outcome);
     }
 
-    private ProcessingResult alreadyClaimed(String consumer, PointsEnvelope envelope,
+    private ProcessingResult alreadyClaimed(String consumer, PointsEnvelope envelope, boolean concurrent,
             InboxMetrics.Recording recording) {
         Optional<InboxMessage> original = inbox.original(consumer, envelope.messageId());
+        original.ifPresent(row -> metrics.duplicateAge(consumer, java.time.Duration.between(row.receivedAt,
+                java.time.Instant.now())));
         if (original.isPresent() && !original.get().payloadHash.equals(envelope.payloadHash())) {
             recording.withoutEffect("id_conflict");
+            metrics.duplicate(consumer, "id_conflict");
             LOG.warnf("Message id %s reused for consumer %s with a different payload (first %s, now %s %s); "
                     + "not applied", envelope.messageId(), consumer, original.get().payloadJson,
                     envelope.type().wireName(), envelope.payloadJson());
             return new ProcessingResult(envelope.messageId(), ProcessingResult.Status.ID_CONFLICT, null);
         }
         recording.withoutEffect("duplicate");
-        original.ifPresent(row -> metrics.duplicateAge(consumer, java.time.Duration.between(row.receivedAt,
-                java.time.Instant.now())));
-        LOG.debugf("Duplicate message %s for consumer %s acknowledged without effect", envelope.messageId(), consumer);
+        String duplicateClass = concurrent ? "in_flight" : "redelivery";
+        metrics.duplicate(consumer, duplicateClass);
+        LOG.debugf("Duplicate message %s for consumer %s (%s) acknowledged without effect", envelope.messageId(),
+                consumer, duplicateClass);
         return new ProcessingResult(envelope.messageId(), ProcessingResult.Status.DUPLICATE_IGNORED,
                 original.map(row -> row.outcome).orElse(null));
     }

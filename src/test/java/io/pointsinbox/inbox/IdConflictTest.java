@@ -30,6 +30,7 @@ class IdConflictTest extends InboxTestBase {
         UUID id = UUID.randomUUID();
         double conflictsBefore = Metrics.messages(CONSUMER, "id_conflict");
         double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
+        double conflictClassBefore = Metrics.duplicates(CONSUMER, "id_conflict");
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
             sender.sendText(grant(id, 5_005, 10));
             awaitDrained();
@@ -42,6 +43,8 @@ class IdConflictTest extends InboxTestBase {
 
         assertEquals(1, Metrics.messages(CONSUMER, "id_conflict") - conflictsBefore, "one id conflict");
         assertEquals(1, Metrics.messages(CONSUMER, "duplicate") - duplicatesBefore, "one true duplicate");
+        assertEquals(1, Metrics.duplicates(CONSUMER, "id_conflict") - conflictClassBefore,
+                "the conflict is a duplicate class of its own");
         assertEquals(10, Ledger.balance(CONSUMER, 5_005), "only the first message applied");
         assertEquals(0, deadLettered(), "acknowledged, not dead-lettered");
         assertNothingUnacknowledged();

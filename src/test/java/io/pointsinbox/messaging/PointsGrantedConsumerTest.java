@@ -34,12 +34,18 @@ class PointsGrantedConsumerTest extends InboxTestBase {
         UUID id = UUID.randomUUID();
         double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
         double processedBefore = Metrics.messages(CONSUMER, "processed");
+        double redeliveriesBefore = Metrics.duplicates(CONSUMER, "redelivery");
+        double inFlightBefore = Metrics.duplicates(CONSUMER, "in_flight");
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
             sender.sendText(grant(id, 101, 100));
+            awaitCounter("processed", 1, processedBefore);
             sender.sendText(grant(id, 101, 100));
         }
         awaitDrained();
         awaitCounter("duplicate", 1, duplicatesBefore);
+        assertEquals(1, Metrics.duplicates(CONSUMER, "redelivery") - redeliveriesBefore,
+                "a duplicate of a committed delivery is classified as a redelivery");
+        assertEquals(0, Metrics.duplicates(CONSUMER, "in_flight") - inFlightBefore, "nothing was in flight");
 
         assertEquals(100, Ledger.balance(CONSUMER, 101), "balance after one message delivered twice");
         assertEquals(1, Ledger.grants(CONSUMER, 101), "grants after one message delivered twice");
@@ -72,6 +78,7 @@ class PointsGrantedConsumerTest extends InboxTestBase {
         }
         double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
         double failedBefore = Metrics.messages(CONSUMER, "failed");
+        double classifiedBefore = Metrics.duplicates(CONSUMER, "in_flight") + Metrics.duplicates(CONSUMER, "redelivery");
         ParallelSenders.sameMessagesFromEach(bodies, senders);
         awaitDrained();
         awaitCounter("duplicate", 150, duplicatesBefore);
@@ -80,6 +87,8 @@ class PointsGrantedConsumerTest extends InboxTestBase {
         assertEquals(50, Ledger.grants(CONSUMER, user), "one grant per distinct message");
         assertEquals(50, Ledger.inboxRows(CONSUMER), "one inbox row per distinct message");
         assertEquals(150, Metrics.messages(CONSUMER, "duplicate") - duplicatesBefore, "duplicates counted");
+        assertEquals(150, Metrics.duplicates(CONSUMER, "in_flight") + Metrics.duplicates(CONSUMER, "redelivery")
+                - classifiedBefore, "every duplicate classified as in flight or redelivery");
         // Racing duplicates are decided by the unique index inside the transaction: none of them may fail.
         assertEquals(failingFirstAttempts, Metrics.messages(CONSUMER, "failed") - failedBefore,
                 "only the injected failures failed");
@@ -184,6 +193,8 @@ class PointsGrantedConsumerTest extends InboxTestBase {
         FailureInjector.Hold hold = failures.hold(id);
         double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
         double failedBefore = Metrics.messages(CONSUMER, "failed");
+        double inFlightBefore = Metrics.duplicates(CONSUMER, "in_flight");
+        double redeliveriesBefore = Metrics.duplicates(CONSUMER, "redelivery");
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
             sender.sendText(grant(id, 707, 25));
             assertTrue(hold.awaitEntered(30), "the first delivery should reach the ledger and hold its transaction");
@@ -199,6 +210,9 @@ class PointsGrantedConsumerTest extends InboxTestBase {
         awaitDrained();
         awaitCounter("duplicate", 1, duplicatesBefore);
 
+        assertEquals(1, Metrics.duplicates(CONSUMER, "in_flight") - inFlightBefore,
+                "a duplicate that waited for its first delivery is classified as in flight");
+        assertEquals(0, Metrics.duplicates(CONSUMER, "redelivery") - redeliveriesBefore, "not as a redelivery");
         assertEquals(25, Ledger.balance(CONSUMER, 707), "applied once");
         assertEquals(1, Ledger.grants(CONSUMER, 707), "one grant");
         assertEquals(0, Metrics.messages(CONSUMER, "failed") - failedBefore, "the waiting duplicate did not fail");

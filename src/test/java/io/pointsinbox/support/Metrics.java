@@ -12,10 +12,22 @@ public final class Metrics {
     }
 
     public static double messages(String consumer, String outcome) {
+        return counter("points_inbox_messages_total", consumer, "outcome", outcome);
+    }
+
+    /** Duplicates of a class: in_flight, redelivery or id_conflict. */
+    public static double duplicates(String consumer, String duplicateClass) {
+        return counter("points_inbox_duplicates_total", consumer, "class", duplicateClass);
+    }
+
+    private static double counter(String name, String consumer, String tag, String value) {
         String body = given().get("/q/metrics").then().statusCode(200).extract().asString();
-        Pattern line = Pattern.compile("^points_inbox_messages_total\\{(?=[^}]*consumer=\"" + Pattern.quote(consumer)
-                + "\")(?=[^}]*outcome=\"" + outcome + "\")[^}]*} ([0-9.eE+-]+)$", Pattern.MULTILINE);
+        Pattern line = Pattern.compile("^" + name + "\\{(?=[^}]*consumer=\"" + Pattern.quote(consumer)
+                + "\")(?=[^}]*" + tag + "=\"" + value + "\")[^}]*} ([0-9.eE+-]+)$", Pattern.MULTILINE);
         Matcher matcher = line.matcher(body);
-        return matcher.find() ? Double.parseDouble(matcher.group(1)) : 0.0;
+        if (!matcher.find()) {
+            throw new AssertionError(name + "{consumer=" + consumer + "," + tag + "=" + value + "} is not published");
+        }
+        return Double.parseDouble(matcher.group(1));
     }
 }
