@@ -63,6 +63,8 @@ public class InboxMetrics {
         }
         duplicateAgeTimer(config.consumer());
         registry.counter(InboxRetention.DELETED);
+        registry.counter(InboxRetention.RUNS, "result", "ran");
+        registry.counter(InboxRetention.RUNS, "result", "skipped");
         registry.timer(InboxRetention.DURATION);
     }
 

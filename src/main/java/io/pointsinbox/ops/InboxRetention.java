@@ -30,6 +30,7 @@ public class InboxRetention {
 
     static final String DELETED = "points.inbox.retention.deleted";
     static final String DURATION = "points.inbox.retention.duration";
+    static final String RUNS = "points.inbox.retention.runs";
 
     private static final Logger LOG = Logger.getLogger(InboxRetention.class);
 
@@ -47,7 +48,7 @@ public class InboxRetention {
     public record Run(boolean ran, long deleted) {
     }
 
-    @Scheduled(every = "${points.retention.cleanup-interval}", delayed = "30s",
+    @Scheduled(every = "${points.retention.cleanup-interval}", delayed = "${points.retention.cleanup-interval}",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = Disabled.class)
     void scheduled() {
         cleanup(Instant.now().minus(config.window()));
@@ -58,10 +59,13 @@ public class InboxRetention {
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(true);
             if (!lock(connection, "pg_try_advisory_lock")) {
+                registry.counter(RUNS, "result", "skipped").increment();
                 LOG.debug("Inbox cleanup skipped: another replica holds the lock");
                 return new Run(false, 0);
             }
             try {
+                registry.counter(RUNS, "result", "ran").increment();
+                LOG.debugf("Inbox cleanup started: rows received before %s", olderThan);
                 long deleted = deleteBatches(connection, olderThan);
                 registry.counter(DELETED).increment(deleted);
                 LOG.infof("Inbox cleanup deleted %d rows received before %s", deleted, olderThan);

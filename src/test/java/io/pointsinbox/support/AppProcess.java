@@ -14,6 +14,13 @@ import java.util.Map;
 /** The packaged application ({@code target/quarkus-app}) as a separate process that a test can kill. */
 public final class AppProcess {
 
+    private static final List<Process> ORPHANS = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> ORPHANS.stream().filter(Process::isAlive)
+                .forEach(Process::destroyForcibly)));
+    }
+
     private final Process process;
     private final int port;
 
@@ -48,7 +55,10 @@ public final class AppProcess {
         builder.environment().putAll(env);
         builder.environment().put("QUARKUS_HTTP_PORT", String.valueOf(port));
         Files.createDirectories(log.getParent());
-        return new AppProcess(builder.start(), port);
+        Process process = builder.start();
+        // A failed test must not leave a replica running against the shared test database.
+        ORPHANS.add(process);
+        return new AppProcess(process, port);
     }
 
     public int port() {

@@ -51,7 +51,10 @@ public class PostgresTestDatabase implements QuarkusTestResourceLifecycleManager
                 "quarkus.datasource.password", password,
                 // The issuer key the tests sign with, for the packaged application (the test profile has its own).
                 "mp.jwt.verify.publickey.location",
-                java.nio.file.Path.of("src/test/resources/jwt/publicKey.pem").toAbsolutePath().toString());
+                java.nio.file.Path.of("src/test/resources/jwt/publicKey.pem").toAbsolutePath().toString(),
+                // A packaged application left running by a Quarkus integration test shares this database with the
+                // tests that follow: it must not delete the old inbox rows they plant (the test profile agrees).
+                "points.retention.enabled", "false");
     }
 
     @Override

@@ -1,0 +1,182 @@
+package io.pointsinbox.ops;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalTime;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import io.pointsinbox.support.AppProcess;
+import io.pointsinbox.support.ArtemisTestResource;
+import io.pointsinbox.support.Ledger;
+import io.pointsinbox.support.PostgresTestDatabase;
+import io.pointsinbox.support.Workload;
+
+/**
+ * Two replicas of the packaged application on one database and one queue, both scheduled to clean the inbox every
+ * second: the advisory lock lets one clean at a time (their cleanup runs never overlap, and the other skips its
+ * turn), old rows go, recent ones stay, and both keep consuming meanwhile.
+ */
+class TwoInstanceRetentionIT {
+
+    private static final String CONSUMER = "points-ledger";
+    private static final Path LOGS = Path.of("target", "retention-it");
+    private static final int OLD_ROWS = 150_000;
+    private static final int RECENT_ROWS = 1_000;
+
+    private static ArtemisTestResource broker;
+    private static PostgresTestDatabase database;
+    private static final Map<String, String> env = new HashMap<>();
+
+    @BeforeAll
+    static void startServices() throws Exception {
+        if (Files.exists(LOGS)) {
+            try (var files = Files.list(LOGS)) {
+                for (Path file : files.toList()) {
+                    Files.delete(file);
+                }
+            }
+        }
+        broker = new ArtemisTestResource();
+        Map<String, String> amqp = broker.start();
+        database = new PostgresTestDatabase();
+        Map<String, String> db = database.start();
+        System.setProperty(PostgresTestDatabase.DIRECT_URL, db.get(PostgresTestDatabase.DIRECT_URL));
+        System.setProperty("quarkus.datasource.username", db.get("quarkus.datasource.username"));
+        System.setProperty("quarkus.datasource.password", db.get("quarkus.datasource.password"));
+        env.put("AMQP_HOST", amqp.get("amqp-host"));
+        env.put("AMQP_PORT", amqp.get("amqp-port"));
+        env.put("QUARKUS_DATASOURCE_JDBC_URL", db.get(PostgresTestDatabase.DIRECT_URL));
+        env.put("QUARKUS_DATASOURCE_USERNAME", db.get("quarkus.datasource.username"));
+        env.put("QUARKUS_DATASOURCE_PASSWORD", db.get("quarkus.datasource.password"));
+        env.put("POINTS_JWT_PUBLIC_KEY_LOCATION", Path.of("src/test/resources/jwt/publicKey.pem").toAbsolutePath()
+                .toString());
+        env.put("POINTS_RETENTION_CLEANUP_INTERVAL", "1s");
+        // Small batches make one cleanup run last several seconds, so the other replica's turns fall inside it.
+        env.put("POINTS_RETENTION_BATCH_SIZE", "100");
+        env.put("QUARKUS_LOG_CATEGORY__IO_POINTSINBOX_OPS__LEVEL", "DEBUG");
+    }
+
+    @AfterAll
+    static void stopServices() {
+        broker.stop();
+        database.stop();
+    }
+
+    @Test
+    void oneReplicaCleansAtATimeWhileBothConsume() throws Exception {
+        AppProcess.start(withCleanupOff(), LOGS.resolve("migrate.log")).terminate(Duration.ofSeconds(30));
+        Ledger.reset();
+        Ledger.execute("insert into inbox_message (id, consumer, message_id, message_type, payload_json,"
+                + " payload_hash, outcome, received_at, processed_at) select -g, 'points-ledger', gen_random_uuid(),"
+                + " 'PointsGranted.v1', '{}', 'old', 'PROCESSED', now() - interval '30 days', now() - interval"
+                + " '30 days' from generate_series(1, " + OLD_ROWS + ") g");
+        Ledger.execute("insert into inbox_message (id, consumer, message_id, message_type, payload_json,"
+                + " payload_hash, outcome, received_at, processed_at) select -g, 'other-consumer', gen_random_uuid(),"
+                + " 'PointsGranted.v1', '{}', 'recent', 'PROCESSED', now() - interval '6 days', now() - interval"
+                + " '6 days' from generate_series(" + (OLD_ROWS + 1) + ", " + (OLD_ROWS + RECENT_ROWS) + ") g");
+
+        Workload workload = new Workload(2_000, 0.1, 90_000, 20, 7);
+        AppProcess a = startApp("replica-a");
+        AppProcess b = startApp("replica-b");
+        double deleted;
+        double skipped;
+        List<Interval> runs;
+        try {
+            workload.sendAll();
+            await("old rows deleted and the stream applied").atMost(Duration.ofMinutes(3))
+                    .pollInterval(Duration.ofMillis(250))
+                    .until(() -> Ledger.single("select count(*) from inbox_message where payload_hash = 'old'") == 0
+                            && Ledger.inboxRows(CONSUMER) == workload.unique()
+                            && ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) == 0);
+            // Let each replica take a few more turns with nothing left to delete.
+            Thread.sleep(2_500);
+            deleted = counter(a, "points_inbox_retention_deleted_total", "")
+                    + counter(b, "points_inbox_retention_deleted_total", "");
+            skipped = counter(a, "points_inbox_retention_runs_total", "result=\"skipped\"")
+                    + counter(b, "points_inbox_retention_runs_total", "result=\"skipped\"");
+        } finally {
+            a.terminate(Duration.ofSeconds(30));
+            b.terminate(Duration.ofSeconds(30));
+        }
+        runs = new ArrayList<>(runs("replica-a"));
+        runs.addAll(runs("replica-b"));
+
+        assertEquals(RECENT_ROWS, Ledger.single("select count(*) from inbox_message where payload_hash = 'recent'"),
+                "rows inside the window are kept");
+        assertEquals(OLD_ROWS, deleted, "every old row deleted exactly once, by one replica or the other");
+        assertTrue(skipped >= 1, "a replica whose turn came while the other cleaned skipped it");
+        runs.sort(java.util.Comparator.comparing(Interval::start));
+        for (int i = 1; i < runs.size(); i++) {
+            assertTrue(!runs.get(i).start().isBefore(runs.get(i - 1).end()),
+                    "cleanup runs overlap: " + runs.get(i - 1) + " and " + runs.get(i));
+        }
+        workload.assertInvariantHoldsInDatabase(CONSUMER);
+        System.out.printf("RETENTION-REPORT | 2 replicas | %d old rows deleted in %d runs | %.0f turns skipped"
+                + " | %d recent rows kept | %d messages applied meanwhile%n", OLD_ROWS, runs.size(), skipped,
+                RECENT_ROWS, workload.unique());
+    }
+
+    private record Interval(String replica, LocalTime start, LocalTime end) {
+    }
+
+    /** Cleanup runs of one replica, from its log: a start line and the matching end line. */
+    private static List<Interval> runs(String replica) throws Exception {
+        Pattern line = Pattern.compile("^(\\d\\d:\\d\\d:\\d\\d,\\d{3}) .*Inbox cleanup (started|deleted)");
+        List<Interval> runs = new ArrayList<>();
+        LocalTime start = null;
+        for (String text : Files.readAllLines(LOGS.resolve(replica + ".log"))) {
+            Matcher matcher = line.matcher(text);
+            if (!matcher.find()) {
+                continue;
+            }
+            LocalTime at = LocalTime.parse(matcher.group(1).replace(',', '.'));
+            if (matcher.group(2).equals("started")) {
+                start = at;
+            } else if (start != null) {
+                runs.add(new Interval(replica, start, at));
+                start = null;
+            }
+        }
+        assertTrue(!runs.isEmpty(), replica + " logged no cleanup run");
+        return runs;
+    }
+
+    private static Map<String, String> withCleanupOff() {
+        Map<String, String> migrate = new HashMap<>(env);
+        migrate.put("POINTS_RETENTION_ENABLED", "false");
+        return migrate;
+    }
+
+    private static AppProcess startApp(String name) throws Exception {
+        AppProcess app = AppProcess.start(env, LOGS.resolve(name + ".log"));
+        await(name + " ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                .until(app::ready);
+        return app;
+    }
+
+    /** A counter from the replica's /q/metrics, by name and (optionally) one label. */
+    private static double counter(AppProcess app, String name, String label) throws Exception {
+        String body = app.get("/q/metrics");
+        Matcher matcher = Pattern.compile("^" + name + "(\\{[^}]*" + Pattern.quote(label) + "[^}]*})? ([0-9.eE+-]+)$",
+                Pattern.MULTILINE).matcher(body);
+        if (!matcher.find()) {
+            throw new AssertionError(name + " " + label + " is not published:\n" + body.lines()
+                    .filter(line -> line.startsWith("points_inbox_retention")).toList());
+        }
+        return Double.parseDouble(matcher.group(2));
+    }
+}
