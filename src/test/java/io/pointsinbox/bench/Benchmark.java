@@ -43,6 +43,9 @@ public final class Benchmark {
     private final List<Double> duplicateShares = doubles(System.getProperty("bench.duplicates", "0,0.2"));
     private final int repeats = Integer.getInteger("bench.repeats", 3);
     private final int pgbenchSeconds = Integer.getInteger("bench.pgbench-seconds", 10);
+    /** Old inbox rows planted before the cleanup runs; 0 skips the cleanup comparison. */
+    private final int cleanupRows = Integer.getInteger("bench.cleanup-rows", 1_000_000);
+    private final int cleanupConcurrency = Integer.getInteger("bench.cleanup-concurrency", 8);
     private final Map<String, String> env = new HashMap<>();
     private final Map<String, List<Double>> samples = new TreeMap<>();
     private String jdbcUrl;
@@ -65,6 +68,11 @@ public final class Benchmark {
             env.put("POINTS_JWT_PUBLIC_KEY_LOCATION",
                     Path.of("src/test/resources/jwt/publicKey.pem").toAbsolutePath().toString());
             app(8, "migrate").terminate(Duration.ofSeconds(30));
+            String variants = System.getProperty("bench.startup-variants");
+            if (variants != null) {
+                new StartupComparison(env, OUT, variants).run();
+                return;
+            }
             writePgbenchScript();
             for (int repeat = 1; repeat <= repeats; repeat++) {
                 for (int concurrency : concurrencies) {
@@ -72,6 +80,9 @@ public final class Benchmark {
                         measureApplication(concurrency, share, repeat);
                     }
                     measurePgbench(concurrency, repeat);
+                }
+                if (cleanupRows > 0) {
+                    measureCleanupEffect(repeat);
                 }
             }
             measureLatency(8);
@@ -97,8 +108,50 @@ public final class Benchmark {
             record("app duplicates-only c" + concurrency, duplicates);
             log("repeat %d, concurrency %d, duplicates only: %.0f messages/s", repeat, concurrency, duplicates);
         }
+        if (share > 0 && repeat == 1 && concurrency == concurrencies.get(0)) {
+            // What an operator sees after a storm with duplicates: the service's own series, without buckets.
+            Files.write(OUT.resolve("metrics-after-storm.txt"), app.get("/q/metrics").lines()
+                    .filter(line -> line.startsWith("points_inbox") && !line.contains("_bucket{")).toList());
+        }
         record("rss MiB after run c" + concurrency, app.rssMiB());
         app.terminate(Duration.ofSeconds(30));
+    }
+
+    /**
+     * The same fresh stream drained with and without the retention cleanup deleting a large backlog of expired
+     * rows at the same time (interval 1 s, default batch size), side by side.
+     */
+    private void measureCleanupEffect(int repeat) throws Exception {
+        List<String> stream = stream(0);
+        for (boolean cleanup : new boolean[] { false, true }) {
+            Ledger.reset();
+            Ledger.execute("insert into inbox_message (id, consumer, message_id, message_type, payload_json,"
+                    + " payload_hash, outcome, received_at, processed_at) select -g, 'expired', gen_random_uuid(),"
+                    + " 'PointsGranted.v1', '{}', 'old', 'PROCESSED', now() - interval '30 days', now() - interval"
+                    + " '30 days' from generate_series(1, " + cleanupRows + ") g");
+            Ledger.execute("vacuum analyze inbox_message");
+            preload(stream);
+            Map<String, String> extra = new HashMap<>();
+            extra.put("POINTS_RETENTION_ENABLED", String.valueOf(cleanup));
+            extra.put("POINTS_RETENTION_CLEANUP_INTERVAL", "1s");
+            AppProcess app = app(cleanupConcurrency, cleanup ? "cleanup-on" : "cleanup-off", extra);
+            double rate = drainRate(stream.size());
+            String name = cleanup ? "cleanup running" : "no cleanup";
+            record("app 0% c" + cleanupConcurrency + ", " + name, rate);
+            if (cleanup) {
+                String metrics = app.get("/q/metrics");
+                record("cleanup: rows deleted while draining", value(metrics, "points_inbox_retention_deleted_total"));
+                record("cleanup: seconds spent deleting", value(metrics, "points_inbox_retention_duration_seconds_sum"));
+            }
+            log("repeat %d, concurrency %d, %s: %.0f messages/s", repeat, cleanupConcurrency, name, rate);
+            app.terminate(Duration.ofSeconds(30));
+        }
+    }
+
+    private static double value(String metrics, String series) {
+        Matcher matcher = Pattern.compile("^" + Pattern.quote(series) + "(\\{[^}]*})? ([0-9.eE+-]+)$", Pattern.MULTILINE)
+                .matcher(metrics);
+        return matcher.find() ? Double.parseDouble(matcher.group(2)) : Double.NaN;
     }
 
     private void measurePgbench(int concurrency, int repeat) throws Exception {
@@ -190,7 +243,12 @@ public final class Benchmark {
     }
 
     private AppProcess app(int concurrency, String name) throws Exception {
+        return app(concurrency, name, Map.of());
+    }
+
+    private AppProcess app(int concurrency, String name, Map<String, String> extra) throws Exception {
         Map<String, String> appEnv = new HashMap<>(env);
+        appEnv.putAll(extra);
         appEnv.put("POINTS_CONCURRENCY", String.valueOf(concurrency));
         appEnv.put("POINTS_DB_POOL_SIZE", String.valueOf(2 * concurrency + 2));
         long start = System.nanoTime();
@@ -229,6 +287,13 @@ public final class Benchmark {
             series.get("pgbench (same transaction)").add(pg);
             series.get("application, fresh").add(fresh);
             series.get("application, duplicates only").add(dups);
+        }
+        if (cleanupRows > 0) {
+            double off = median(samples.get("app 0% c" + cleanupConcurrency + ", no cleanup"));
+            double on = median(samples.get("app 0% c" + cleanupConcurrency + ", cleanup running"));
+            md.append(String.format("%n| concurrency %d, %d expired rows planted | no cleanup msg/s | cleanup running"
+                    + " msg/s | ratio |%n|---|---|---|---|%n| fresh messages | %.0f | %.0f | %.2f |%n",
+                    cleanupConcurrency, cleanupRows, off, on, on / off));
         }
         md.append("\n| other measure | median | samples |\n|---|---|---|\n");
         samples.forEach((name, values) -> {

@@ -36,7 +36,13 @@ public final class AppProcess {
     /** Starts the fast-jar with a given java binary and extra JVM options. */
     public static AppProcess start(String java, List<String> jvmOptions, Map<String, String> env, Path log)
             throws IOException {
-        Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar");
+        return start(Path.of("target", "quarkus-app"), java, jvmOptions, env, log);
+    }
+
+    /** Starts the fast-jar (or aot-jar) found in a given application directory. */
+    public static AppProcess start(Path appDir, String java, List<String> jvmOptions, Map<String, String> env,
+            Path log) throws IOException {
+        Path jar = appDir.resolve("quarkus-run.jar");
         if (!Files.exists(jar)) {
             throw new IllegalStateException(jar + " is missing: run the package phase first (./mvnw verify)");
         }
@@ -49,9 +55,11 @@ public final class AppProcess {
         command.add("-Xmx256m");
         command.addAll(jvmOptions);
         command.add("-jar");
-        command.add(jar.toString());
+        command.add(jar.toAbsolutePath().toString());
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toAbsolutePath().toFile()));
+        // From its own directory, as a container runs it: an AOT cache records the class path it was trained with.
+        builder.directory(appDir.toAbsolutePath().toFile());
         builder.environment().putAll(env);
         builder.environment().put("QUARKUS_HTTP_PORT", String.valueOf(port));
         Files.createDirectories(log.getParent());

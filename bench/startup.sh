@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Start-up and memory, side by side: JDK 17 fast-jar, Temurin 25 fast-jar, and Temurin 25 aot-jar with the JVM AOT
+# cache (trained by the integration tests). Each is started in turn, round after round, against the same broker and
+# database; then each applies a backlog of messages and its RSS is read.
+# Options (environment): JDK17, JDK25 (JDK homes), ROUNDS (5), RSS_MESSAGES (100000).
+# Results: target/bench/startup.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JDK17=${JDK17:-/usr/lib/jvm/java-17-openjdk-amd64}
+JDK25=${JDK25:-/usr/lib/jvm/temurin-25-jdk-amd64}
+OUT=target/startup
+rm -rf "$OUT" && mkdir -p "$OUT"
+
+echo "== JDK 17 fast-jar"
+JAVA_HOME=$JDK17 ./mvnw -q -B -ntp package -DskipTests
+cp -r target/quarkus-app "$OUT/jdk17-fast-jar"
+
+echo "== Temurin 25 fast-jar"
+JAVA_HOME=$JDK25 ./mvnw -q -B -ntp package -DskipTests
+cp -r target/quarkus-app "$OUT/jdk25-fast-jar"
+
+echo "== Temurin 25 aot-jar, AOT cache trained by the integration tests"
+# aot.type=aot asks for the JDK 25 AOT cache; 'auto' would quietly produce AppCDS instead.
+JAVA_HOME=$JDK25 ./mvnw -q -B -ntp verify -Dquarkus.package.jar.aot.enabled=true -Dquarkus.package.jar.aot.type=aot \
+    -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=BlackBoxInboxIT
+test -s target/quarkus-app/app.aot || { echo "no AOT cache was produced" >&2; exit 1; }
+cp -r target/quarkus-app "$OUT/jdk25-aot"
+
+# Leave target/quarkus-app as the regular build for the other commands.
+JAVA_HOME=$JDK17 ./mvnw -q -B -ntp package -DskipTests
+./mvnw -q -B -ntp dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/bench.classpath
+
+# -XX:AOTMode=on makes the JVM refuse to start rather than silently run without the cache.
+"$JDK17/bin/java" -Xmx1g -cp "target/test-classes:target/classes:$(cat target/bench.classpath)" \
+    -Dbench.startup-rounds="${ROUNDS:-5}" -Dbench.rss-messages="${RSS_MESSAGES:-100000}" \
+    -Dbench.startup-variants="JDK 17 fast-jar|$JDK17/bin/java|$OUT/jdk17-fast-jar|;Temurin 25 fast-jar|$JDK25/bin/java|$OUT/jdk25-fast-jar|;Temurin 25 aot-jar + AOT cache|$JDK25/bin/java|$OUT/jdk25-aot|-XX:AOTCache=app.aot -XX:AOTMode=on" \
+    -Dquarkus.log.category.\"org.apache.activemq\".level=WARN \
+    io.pointsinbox.bench.Benchmark
