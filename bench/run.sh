@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark: the packaged application against pgbench running the same transaction, on this machine.
-# Options (environment): MESSAGES (20000), CONCURRENCY (4,8,16), DUPLICATES (0,0.2), REPEATS (3).
-# Results: target/bench/results.md and target/bench/throughput.png.
+# Options (environment): MESSAGES (20000), CONCURRENCY (4,8,16), DUPLICATES (0,0.2), REPEATS (3),
+# CLEANUP_ROWS (1000000 expired inbox rows for the cleanup comparison; 0 skips it).
+# Results: target/bench/results.md, target/bench/throughput.png, target/bench/metrics-after-storm.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v pgbench >/dev/null || { echo "pgbench is required (Debian: postgresql-client)" >&2; exit 1; }
@@ -10,5 +11,6 @@ command -v pgbench >/dev/null || { echo "pgbench is required (Debian: postgresql
 java -Xmx1g -cp "target/test-classes:target/classes:$(cat target/bench.classpath)" \
     -Dbench.messages="${MESSAGES:-20000}" -Dbench.concurrency="${CONCURRENCY:-4,8,16}" \
     -Dbench.duplicates="${DUPLICATES:-0,0.2}" -Dbench.repeats="${REPEATS:-3}" \
+    -Dbench.cleanup-rows="${CLEANUP_ROWS:-1000000}" \
     -Dquarkus.log.category.\"org.apache.activemq\".level=WARN \
     io.pointsinbox.bench.Benchmark

@@ -47,7 +47,7 @@ class DeploymentFilesTest {
 
     @Test
     void dockerfilesSetOnlyKnownVariables() throws IOException {
-        for (String file : List.of("docker/Dockerfile.jvm", "docker/Dockerfile.native")) {
+        for (String file : List.of("docker/Dockerfile.jvm", "docker/Dockerfile.jvm-aot", "docker/Dockerfile.native")) {
             Set<String> names = new TreeSet<>();
             Matcher env = Pattern.compile("(?m)^ENV\\s+([A-Z0-9_]+)=").matcher(Files.readString(Path.of(file)));
             while (env.find()) {
