@@ -26,11 +26,23 @@ import io.pointsinbox.support.ParallelSenders;
  * from /proc after start and after a backlog of messages has been applied.
  *
  * <p>
- * Variants come from {@code bench.startup-variants}: {@code label|java binary|application dir|JVM options;...}.
+ * Variants come from {@code bench.startup-variants}: {@code label|java binary|application dir|JVM options;...}; an
+ * option {@code env:NAME=value} sets an environment variable of that variant's process instead.
  */
 final class StartupComparison {
 
-    private record Variant(String label, String java, Path appDir, List<String> jvmOptions) {
+    private record Variant(String label, String java, Path appDir, List<String> options) {
+
+        List<String> jvmOptions() {
+            return options.stream().filter(option -> !option.startsWith("env:")).toList();
+        }
+
+        Map<String, String> env(Map<String, String> common) {
+            Map<String, String> env = new LinkedHashMap<>(common);
+            options.stream().filter(option -> option.startsWith("env:")).map(option -> option.substring(4).split("=", 2))
+                    .forEach(pair -> env.put(pair[0], pair[1]));
+            return env;
+        }
     }
 
     private final Map<String, String> env;
@@ -66,7 +78,7 @@ final class StartupComparison {
                 long start = System.nanoTime();
                 Path log = out.resolve("logs").resolve("startup-" + slug(variant.label()) + "-" + round + ".log");
                 Files.deleteIfExists(log);
-                AppProcess app = AppProcess.start(variant.appDir(), variant.java(), variant.jvmOptions(), env, log);
+                AppProcess app = AppProcess.start(variant.appDir(), variant.java(), variant.jvmOptions(), variant.env(env), log);
                 while (!app.ready()) {
                     if (!app.alive() || System.nanoTime() - start > 120e9) {
                         throw new IllegalStateException(variant.label() + " did not start, see " + log);
@@ -102,7 +114,7 @@ final class StartupComparison {
         ParallelSenders.split(bodies, 4);
         Path log = out.resolve("logs").resolve("rss-" + slug(variant.label()) + ".log");
         Files.deleteIfExists(log);
-        AppProcess app = AppProcess.start(variant.appDir(), variant.java(), variant.jvmOptions(), env, log);
+        AppProcess app = AppProcess.start(variant.appDir(), variant.java(), variant.jvmOptions(), variant.env(env), log);
         long start = System.nanoTime();
         while (ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) > 0) {
             if (!app.alive() || System.nanoTime() - start > 1_800e9) {
