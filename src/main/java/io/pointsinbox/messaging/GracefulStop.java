@@ -31,6 +31,7 @@ import io.smallrye.reactive.messaging.PausableChannel;
 public class GracefulStop {
 
     private static final Logger LOG = Logger.getLogger(GracefulStop.class);
+    private static final long QUIET = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(200);
 
     private final ChannelRegistry channels;
     private final TransactionSynchronizationRegistry transactions;
@@ -80,12 +81,20 @@ public class GracefulStop {
     void onShutdown(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) ShutdownEvent event) {
         pause();
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (inFlight.get() > 0 && System.nanoTime() < deadline) {
+        // Idle means nothing in flight for a short quiet period: a delivery the connector handed over just before
+        // the pause may still be on its way to a worker.
+        long idleSince = inFlight.get() == 0 ? System.nanoTime() : Long.MAX_VALUE;
+        while (System.nanoTime() < deadline && (idleSince == Long.MAX_VALUE || System.nanoTime() - idleSince < QUIET)) {
             try {
                 Thread.sleep(10);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;
+            }
+            if (inFlight.get() > 0) {
+                idleSince = Long.MAX_VALUE;
+            } else if (idleSince == Long.MAX_VALUE) {
+                idleSince = System.nanoTime();
             }
         }
         drained = true;
