@@ -37,6 +37,26 @@ class HealthAndMetricsTest extends io.pointsinbox.support.InboxTestBase {
     }
 
     @Test
+    void theInboxRowGaugeFollowsTheTableWithoutAnAnalyze() {
+        io.pointsinbox.support.Ledger.reset();
+        io.pointsinbox.support.Ledger.execute("insert into inbox_message (id, consumer, message_id, message_type,"
+                + " payload_json, payload_hash, outcome, received_at, processed_at) select -g, 'gauge-check',"
+                + " gen_random_uuid(), 'PointsGranted.v1', '{}', 'x', 'PROCESSED', now(), now()"
+                + " from generate_series(1, 500) g");
+        // PostgreSQL publishes its live-row statistic within seconds; the gauge caches its reading for 10 s.
+        org.awaitility.Awaitility.await("points_inbox_rows reaches 500").atMost(java.time.Duration.ofSeconds(60))
+                .pollInterval(java.time.Duration.ofSeconds(1))
+                .until(() -> gauge("points_inbox_rows") >= 500);
+        io.pointsinbox.support.Ledger.reset();
+    }
+
+    private static double gauge(String name) {
+        java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("^" + name + "(\\{[^}]*})? ([0-9.eE+-]+)$",
+                java.util.regex.Pattern.MULTILINE).matcher(given().get("/q/metrics").asString());
+        return matcher.find() ? Double.parseDouble(matcher.group(2)) : Double.NaN;
+    }
+
+    @Test
     void everyMetricTheGrafanaDashboardQueriesIsPublished() throws Exception {
         String dashboard = java.nio.file.Files.readString(java.nio.file.Path.of("docker/grafana/points-inbox.json"));
         String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
