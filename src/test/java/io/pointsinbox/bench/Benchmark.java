@@ -60,13 +60,7 @@ public final class Benchmark {
         Map<String, String> amqp = broker.start();
         try {
             prepareDatabase();
-            env.put("AMQP_HOST", amqp.get("amqp-host"));
-            env.put("AMQP_PORT", amqp.get("amqp-port"));
-            env.put("QUARKUS_DATASOURCE_JDBC_URL", jdbcUrl);
-            env.put("QUARKUS_DATASOURCE_USERNAME", user());
-            env.put("QUARKUS_DATASOURCE_PASSWORD", password());
-            env.put("POINTS_JWT_PUBLIC_KEY_LOCATION",
-                    Path.of("src/test/resources/jwt/publicKey.pem").toAbsolutePath().toString());
+            env.putAll(AppProcess.environment(amqp, jdbcUrl, user(), password()));
             app(8, "migrate").terminate(Duration.ofSeconds(30));
             String variants = System.getProperty("bench.startup-variants");
             if (variants != null) {
@@ -139,19 +133,12 @@ public final class Benchmark {
             String name = cleanup ? "cleanup running" : "no cleanup";
             record("app 0% c" + cleanupConcurrency + ", " + name, rate);
             if (cleanup) {
-                String metrics = app.get("/q/metrics");
-                record("cleanup: rows deleted while draining", value(metrics, "points_inbox_retention_deleted_total"));
-                record("cleanup: seconds spent deleting", value(metrics, "points_inbox_retention_duration_seconds_sum"));
+                record("cleanup: rows deleted while draining", app.metric("points_inbox_retention_deleted_total"));
+                record("cleanup: seconds spent deleting", app.metric("points_inbox_retention_duration_seconds_sum"));
             }
             log("repeat %d, concurrency %d, %s: %.0f messages/s", repeat, cleanupConcurrency, name, rate);
             app.terminate(Duration.ofSeconds(30));
         }
-    }
-
-    private static double value(String metrics, String series) {
-        Matcher matcher = Pattern.compile("^" + Pattern.quote(series) + "(\\{[^}]*})? ([0-9.eE+-]+)$", Pattern.MULTILINE)
-                .matcher(metrics);
-        return matcher.find() ? Double.parseDouble(matcher.group(2)) : Double.NaN;
     }
 
     private void measurePgbench(int concurrency, int repeat) throws Exception {
@@ -348,7 +335,7 @@ public final class Benchmark {
         samples.computeIfAbsent(name, key -> new ArrayList<>()).add(Math.round(value * 100) / 100.0);
     }
 
-    private static double median(List<Double> values) {
+    static double median(List<Double> values) {
         if (values == null || values.isEmpty()) {
             return Double.NaN;
         }

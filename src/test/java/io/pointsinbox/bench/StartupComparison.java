@@ -130,7 +130,7 @@ final class StartupComparison {
 
     private void report() throws Exception {
         String baseline = variants.get(0).label();
-        double baselineReady = median(ready.get(baseline));
+        double baselineReady = Benchmark.median(ready.get(baseline));
         StringBuilder md = new StringBuilder();
         md.append("# points-inbox start-up and memory\n\n").append(LocalDate.now()).append(", ")
                 .append(Runtime.getRuntime().availableProcessors()).append(" cores, medians of ").append(rounds)
@@ -140,24 +140,15 @@ final class StartupComparison {
                 .append(" messages MiB | drain msg/s (incl. warm-up) |\n|---|---|---|---|---|---|---|\n");
         for (Variant variant : variants) {
             String label = variant.label();
-            md.append(String.format("| %s | %.2f | %.2f | %.2f | %.0f | %.0f | %.0f |%n", label, median(ready.get(label)),
-                    median(ready.get(label)) / baselineReady, median(quarkusStarted.get(label)),
-                    median(rssAfterStart.get(label)), rssAfterMessages.getOrDefault(label, Double.NaN),
+            md.append(String.format("| %s | %.2f | %.2f | %.2f | %.0f | %.0f | %.0f |%n", label, Benchmark.median(ready.get(label)),
+                    Benchmark.median(ready.get(label)) / baselineReady, Benchmark.median(quarkusStarted.get(label)),
+                    Benchmark.median(rssAfterStart.get(label)), rssAfterMessages.getOrDefault(label, Double.NaN),
                     drainRate.getOrDefault(label, Double.NaN)));
         }
         md.append("\nSamples (time to ready, s): ").append(ready).append('\n');
         Files.writeString(out.resolve("startup.md"), md);
         System.out.println(md);
         System.out.println("Written: " + out.resolve("startup.md"));
-    }
-
-    private static double median(List<Double> values) {
-        if (values == null || values.isEmpty()) {
-            return Double.NaN;
-        }
-        List<Double> sorted = values.stream().sorted().toList();
-        int n = sorted.size();
-        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
     private static String slug(String label) {

@@ -10,8 +10,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
@@ -41,29 +39,15 @@ class ProcessCrashIT {
 
     @BeforeAll
     static void startServices() throws Exception {
-        if (Files.exists(LOGS)) {
-            try (var files = Files.list(LOGS)) {
-                for (Path file : files.toList()) {
-                    Files.delete(file);
-                }
-            }
-        }
+        AppProcess.clearLogs(LOGS);
         // A SIGKILL spends one delivery attempt of every message in the connector's prefetch window (up to 1,000):
         // three kills need a budget above three, as in production (docker/artemis/broker.xml has 10).
         broker = new ArtemisTestResource(10);
         Map<String, String> amqp = broker.start();
         database = new PostgresTestDatabase();
-        Map<String, String> db = database.start();
-        System.setProperty(PostgresTestDatabase.DIRECT_URL, db.get(PostgresTestDatabase.DIRECT_URL));
-        System.setProperty("quarkus.datasource.username", db.get("quarkus.datasource.username"));
-        System.setProperty("quarkus.datasource.password", db.get("quarkus.datasource.password"));
-        env.put("AMQP_HOST", amqp.get("amqp-host"));
-        env.put("AMQP_PORT", amqp.get("amqp-port"));
-        env.put("QUARKUS_DATASOURCE_JDBC_URL", db.get(PostgresTestDatabase.DIRECT_URL));
-        env.put("QUARKUS_DATASOURCE_USERNAME", db.get("quarkus.datasource.username"));
-        env.put("QUARKUS_DATASOURCE_PASSWORD", db.get("quarkus.datasource.password"));
-        env.put("POINTS_JWT_PUBLIC_KEY_LOCATION", Path.of("src/test/resources/jwt/publicKey.pem").toAbsolutePath()
-                .toString());
+        database.start();
+        env.putAll(AppProcess.environment(amqp, System.getProperty(PostgresTestDatabase.DIRECT_URL),
+                System.getProperty("quarkus.datasource.username"), System.getProperty("quarkus.datasource.password")));
         env.put("QUARKUS_PROFILE", "chaos");
         // Widen the window between the database commit and the broker acknowledgement so far that every kill lands
         // while several deliveries are committed but not yet acknowledged.
@@ -97,9 +81,7 @@ class ProcessCrashIT {
             redeliveredAfterCrash += duplicates(app);
             app.kill();
             kills++;
-            System.out.printf("after kill %d: %d of %d applied; %s; %s%n", kills, Ledger.inboxRows(CONSUMER),
-                    workload.unique(), ArtemisTestResource.describe(ArtemisTestResource.ADDRESS),
-                    ArtemisTestResource.describe(ArtemisTestResource.DEAD_LETTER));
+            System.out.printf("after kill %d: %s%n", kills, state(workload));
             app = startApp("sigkill-" + kills);
         }
         // Each crash cost at most one attempt per message: nothing near the dead-letter address yet.
@@ -142,9 +124,7 @@ class ProcessCrashIT {
         terminate.join();
         assertTrue(!stopping.alive(), "the process exited");
 
-        System.out.printf("after SIGTERM: %d of %d applied; %s; %s%n", Ledger.inboxRows(CONSUMER), workload.unique(),
-                ArtemisTestResource.describe(ArtemisTestResource.ADDRESS),
-                ArtemisTestResource.describe(ArtemisTestResource.DEAD_LETTER));
+        System.out.printf("after SIGTERM: %s%n", state(workload));
         // A graceful stop hands nothing back as failed: what was not processed returns to the broker uncounted,
         // so rolling restarts never push valid messages towards the dead-letter address.
         assertEquals(0, ArtemisTestResource.highestDeliveryCount(ArtemisTestResource.ADDRESS),
@@ -168,6 +148,13 @@ class ProcessCrashIT {
         workload.sendAll();
     }
 
+    /** Applied messages, and what the broker holds: for progress lines and failure messages. */
+    private static String state(Workload workload) {
+        return String.format("%d of %d applied; %s; %s", Ledger.inboxRows(CONSUMER), workload.unique(),
+                ArtemisTestResource.describe(ArtemisTestResource.ADDRESS),
+                ArtemisTestResource.describe(ArtemisTestResource.DEAD_LETTER));
+    }
+
     private static List<String> errors(String logName) throws Exception {
         try (var lines = Files.lines(LOGS.resolve(logName + ".log"))) {
             return lines.filter(line -> line.contains(" ERROR ")).toList();
@@ -188,10 +175,8 @@ class ProcessCrashIT {
             } catch (Exception io) {
                 problems = List.of("log unreadable: " + io);
             }
-            throw new AssertionError(String.format("not drained: %d of %d applied; %s; %s; application alive %s,"
-                    + " ready %s; last warnings of %s:%n%s", Ledger.inboxRows(CONSUMER), workload.unique(),
-                    ArtemisTestResource.describe(ArtemisTestResource.ADDRESS),
-                    ArtemisTestResource.describe(ArtemisTestResource.DEAD_LETTER), app.alive(), app.ready(), logName,
+            throw new AssertionError(String.format("not drained: %s; application alive %s, ready %s; last warnings"
+                    + " of %s:%n%s", state(workload), app.alive(), app.ready(), logName,
                     String.join("\n", problems.subList(Math.max(0, problems.size() - 20), problems.size()))), e);
         }
     }
@@ -203,16 +188,12 @@ class ProcessCrashIT {
     }
 
     private static AppProcess startApp(String name) throws Exception {
-        AppProcess app = AppProcess.start(env, LOGS.resolve(name + ".log"));
-        await(name + " ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
-                .until(app::ready);
-        return app;
+        return AppProcess.startReady(env, LOGS.resolve(name + ".log"));
     }
 
     private static double duplicates(AppProcess app) throws Exception {
-        Matcher matcher = Pattern.compile("^points_inbox_messages_total\\{(?=[^}]*consumer=\"" + CONSUMER
-                + "\")(?=[^}]*outcome=\"duplicate\")[^}]*} ([0-9.eE+-]+)$", Pattern.MULTILINE)
-                .matcher(app.get("/q/metrics"));
-        return matcher.find() ? Double.parseDouble(matcher.group(1)) : 0;
+        double duplicates = app.metric("points_inbox_messages_total", "consumer=\"" + CONSUMER + "\"",
+                "outcome=\"duplicate\"");
+        return Double.isNaN(duplicates) ? 0 : duplicates;
     }
 }

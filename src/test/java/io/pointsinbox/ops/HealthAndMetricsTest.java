@@ -46,14 +46,8 @@ class HealthAndMetricsTest extends io.pointsinbox.support.InboxTestBase {
         // PostgreSQL publishes its live-row statistic within seconds; the gauge caches its reading for 10 s.
         org.awaitility.Awaitility.await("points_inbox_rows reaches 500").atMost(java.time.Duration.ofSeconds(60))
                 .pollInterval(java.time.Duration.ofSeconds(1))
-                .until(() -> gauge("points_inbox_rows") >= 500);
+                .until(() -> io.pointsinbox.support.Metrics.series("points_inbox_rows") >= 500);
         io.pointsinbox.support.Ledger.reset();
-    }
-
-    private static double gauge(String name) {
-        java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("^" + name + "(\\{[^}]*})? ([0-9.eE+-]+)$",
-                java.util.regex.Pattern.MULTILINE).matcher(given().get("/q/metrics").asString());
-        return matcher.find() ? Double.parseDouble(matcher.group(2)) : Double.NaN;
     }
 
     @Test

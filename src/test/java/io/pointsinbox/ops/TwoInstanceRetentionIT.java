@@ -43,27 +43,13 @@ class TwoInstanceRetentionIT {
 
     @BeforeAll
     static void startServices() throws Exception {
-        if (Files.exists(LOGS)) {
-            try (var files = Files.list(LOGS)) {
-                for (Path file : files.toList()) {
-                    Files.delete(file);
-                }
-            }
-        }
+        AppProcess.clearLogs(LOGS);
         broker = new ArtemisTestResource();
         Map<String, String> amqp = broker.start();
         database = new PostgresTestDatabase();
-        Map<String, String> db = database.start();
-        System.setProperty(PostgresTestDatabase.DIRECT_URL, db.get(PostgresTestDatabase.DIRECT_URL));
-        System.setProperty("quarkus.datasource.username", db.get("quarkus.datasource.username"));
-        System.setProperty("quarkus.datasource.password", db.get("quarkus.datasource.password"));
-        env.put("AMQP_HOST", amqp.get("amqp-host"));
-        env.put("AMQP_PORT", amqp.get("amqp-port"));
-        env.put("QUARKUS_DATASOURCE_JDBC_URL", db.get(PostgresTestDatabase.DIRECT_URL));
-        env.put("QUARKUS_DATASOURCE_USERNAME", db.get("quarkus.datasource.username"));
-        env.put("QUARKUS_DATASOURCE_PASSWORD", db.get("quarkus.datasource.password"));
-        env.put("POINTS_JWT_PUBLIC_KEY_LOCATION", Path.of("src/test/resources/jwt/publicKey.pem").toAbsolutePath()
-                .toString());
+        database.start();
+        env.putAll(AppProcess.environment(amqp, System.getProperty(PostgresTestDatabase.DIRECT_URL),
+                System.getProperty("quarkus.datasource.username"), System.getProperty("quarkus.datasource.password")));
         env.put("POINTS_RETENTION_CLEANUP_INTERVAL", "1s");
         // Small batches make one cleanup run last several seconds, so the other replica's turns fall inside it.
         env.put("POINTS_RETENTION_BATCH_SIZE", "100");
@@ -104,10 +90,10 @@ class TwoInstanceRetentionIT {
                             && ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) == 0);
             // Let each replica take a few more turns with nothing left to delete.
             Thread.sleep(2_500);
-            deleted = counter(a, "points_inbox_retention_deleted_total", "")
-                    + counter(b, "points_inbox_retention_deleted_total", "");
-            skipped = counter(a, "points_inbox_retention_runs_total", "result=\"skipped\"")
-                    + counter(b, "points_inbox_retention_runs_total", "result=\"skipped\"");
+            deleted = a.metric("points_inbox_retention_deleted_total")
+                    + b.metric("points_inbox_retention_deleted_total");
+            skipped = a.metric("points_inbox_retention_runs_total", "result=\"skipped\"")
+                    + b.metric("points_inbox_retention_runs_total", "result=\"skipped\"");
         } finally {
             a.terminate(Duration.ofSeconds(30));
             b.terminate(Duration.ofSeconds(30));
@@ -162,21 +148,6 @@ class TwoInstanceRetentionIT {
     }
 
     private static AppProcess startApp(String name) throws Exception {
-        AppProcess app = AppProcess.start(env, LOGS.resolve(name + ".log"));
-        await(name + " ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
-                .until(app::ready);
-        return app;
-    }
-
-    /** A counter from the replica's /q/metrics, by name and (optionally) one label. */
-    private static double counter(AppProcess app, String name, String label) throws Exception {
-        String body = app.get("/q/metrics");
-        Matcher matcher = Pattern.compile("^" + name + "(\\{[^}]*" + Pattern.quote(label) + "[^}]*})? ([0-9.eE+-]+)$",
-                Pattern.MULTILINE).matcher(body);
-        if (!matcher.find()) {
-            throw new AssertionError(name + " " + label + " is not published:\n" + body.lines()
-                    .filter(line -> line.startsWith("points_inbox_retention")).toList());
-        }
-        return Double.parseDouble(matcher.group(2));
+        return AppProcess.startReady(env, LOGS.resolve(name + ".log"));
     }
 }

@@ -29,6 +29,39 @@ public final class AppProcess {
         this.port = port;
     }
 
+    /** The environment a packaged application needs to reach a test broker and a database. */
+    public static Map<String, String> environment(Map<String, String> amqp, String jdbcUrl, String user,
+            String password) {
+        Map<String, String> env = new java.util.HashMap<>();
+        env.put("AMQP_HOST", amqp.get("amqp-host"));
+        env.put("AMQP_PORT", amqp.get("amqp-port"));
+        env.put("QUARKUS_DATASOURCE_JDBC_URL", jdbcUrl);
+        env.put("QUARKUS_DATASOURCE_USERNAME", user);
+        env.put("QUARKUS_DATASOURCE_PASSWORD", password);
+        env.put("POINTS_JWT_PUBLIC_KEY_LOCATION",
+                Path.of("src/test/resources/jwt/publicKey.pem").toAbsolutePath().toString());
+        return env;
+    }
+
+    /** Starts the packaged application and waits until it is ready. */
+    public static AppProcess startReady(Map<String, String> env, Path log) throws IOException {
+        AppProcess app = start(env, log);
+        org.awaitility.Awaitility.await(log.getFileName() + " ready").atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(100)).until(app::ready);
+        return app;
+    }
+
+    /** Empties a directory of per-run application logs (they are appended to). */
+    public static void clearLogs(Path dir) throws IOException {
+        if (Files.exists(dir)) {
+            try (var files = Files.list(dir)) {
+                for (Path file : files.toList()) {
+                    Files.delete(file);
+                }
+            }
+        }
+    }
+
     public static AppProcess start(Map<String, String> env, Path log) throws IOException {
         return start(ProcessHandle.current().info().command().orElse("java"), List.of(), env, log);
     }
@@ -94,6 +127,11 @@ public final class AppProcess {
         } catch (IOException e) {
             return -1;
         }
+    }
+
+    /** A series from this application's /q/metrics (see {@link Metrics#find}); NaN when not published. */
+    public double metric(String name, String... labels) throws IOException {
+        return Metrics.find(get("/q/metrics"), name, labels);
     }
 
     public String get(String path) throws IOException {

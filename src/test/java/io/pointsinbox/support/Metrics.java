@@ -22,12 +22,30 @@ public final class Metrics {
 
     private static double counter(String name, String consumer, String tag, String value) {
         String body = given().get("/q/metrics").then().statusCode(200).extract().asString();
-        Pattern line = Pattern.compile("^" + name + "\\{(?=[^}]*consumer=\"" + Pattern.quote(consumer)
-                + "\")(?=[^}]*" + tag + "=\"" + value + "\")[^}]*} ([0-9.eE+-]+)$", Pattern.MULTILINE);
-        Matcher matcher = line.matcher(body);
-        if (!matcher.find()) {
+        double found = find(body, name, "consumer=\"" + consumer + "\"", tag + "=\"" + value + "\"");
+        if (Double.isNaN(found)) {
             throw new AssertionError(name + "{consumer=" + consumer + "," + tag + "=" + value + "} is not published");
         }
-        return Double.parseDouble(matcher.group(1));
+        return found;
+    }
+
+    /** A gauge or counter without consumer tag from the application under test, or NaN when not published. */
+    public static double series(String name) {
+        return find(given().get("/q/metrics").then().statusCode(200).extract().asString(), name);
+    }
+
+    /**
+     * The value of the first series called {@code name} whose labels contain every given {@code key="value"}
+     * fragment, in a Prometheus text body; NaN when there is none.
+     */
+    public static double find(String body, String name, String... labels) {
+        StringBuilder lookaheads = new StringBuilder();
+        for (String label : labels) {
+            lookaheads.append("(?=[^}]*").append(Pattern.quote(label)).append(')');
+        }
+        String labelSet = labels.length == 0 ? "(\\{[^}]*})?" : "\\{" + lookaheads + "[^}]*}";
+        Matcher matcher = Pattern.compile("^" + Pattern.quote(name) + labelSet + " ([0-9.eE+-]+)$", Pattern.MULTILINE)
+                .matcher(body);
+        return matcher.find() ? Double.parseDouble(matcher.group(matcher.groupCount())) : Double.NaN;
     }
 }
