@@ -11,7 +11,8 @@ import io.quarkus.runtime.StartupEvent;
 @Singleton
 public class StartupChecks {
 
-    void check(@Observes StartupEvent event, Config config, PointsConfig points, RetentionConfig retention) {
+    void check(@Observes StartupEvent event, Config config, PointsConfig points, RetentionConfig retention,
+            BatchConfig batch) {
         retentionProblem(retention.window(), retention.redeliveryBudget()).ifPresent(problem -> {
             throw new IllegalStateException(problem);
         });
@@ -22,8 +23,13 @@ public class StartupChecks {
                     + "(mp.jwt.verify.publickey.location) to the issuer's public key or JWKS URL");
         }
         int pool = config.getOptionalValue("quarkus.datasource.jdbc.max-size", Integer.class).orElse(20);
-        // A duplicate reads the first delivery's record in a second transaction while its own is still open.
-        if (pool < 2 * points.concurrency()) {
+        // A duplicate reads the first delivery's record in a second transaction while its own is still open. In
+        // batched mode the workers only wait: the batch threads run every transaction.
+        if (batch.enabled() && pool < 2 * batch.threads()) {
+            throw new IllegalStateException("POINTS_DB_POOL_SIZE (quarkus.datasource.jdbc.max-size=" + pool
+                    + ") must be at least twice POINTS_BATCH_THREADS (points.batch.threads=" + batch.threads() + ")");
+        }
+        if (!batch.enabled() && pool < 2 * points.concurrency()) {
             throw new IllegalStateException("POINTS_DB_POOL_SIZE (quarkus.datasource.jdbc.max-size=" + pool
                     + ") must be at least twice POINTS_CONCURRENCY (points.concurrency=" + points.concurrency()
                     + ")");

@@ -1,7 +1,18 @@
 package io.pointsinbox.inbox;
 
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -14,6 +25,7 @@ import jakarta.transaction.Transactional.TxType;
 
 import org.hibernate.exception.ConstraintViolationException;
 
+import io.quarkus.hibernate.orm.panache.Panache;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 
 /**
@@ -51,17 +63,7 @@ public class InboxGuard {
     @Transactional(TxType.MANDATORY)
     public Claim claim(String consumer, InboxEntry entry) {
         Running claims = enter(new Key(consumer, entry.messageId()));
-        InboxMessage row = new InboxMessage();
-        row.consumer = consumer;
-        row.messageId = entry.messageId();
-        row.messageType = entry.type();
-        row.payloadJson = entry.payloadJson();
-        row.payloadHash = entry.payloadHash();
-        // Written complete in one insert: the outcome is PROCESSED unless the effect says otherwise (a business
-        // rejection), which saves an update per message on the common path.
-        row.outcome = InboxOutcome.PROCESSED;
-        row.receivedAt = Instant.now();
-        row.processedAt = row.receivedAt;
+        InboxMessage row = row(consumer, entry, Instant.now());
         try {
             row.persistAndFlush();
             claims.inserted = true;
@@ -74,6 +76,85 @@ public class InboxGuard {
             // The index made this insert wait for a first delivery running here, which then committed: in flight.
             return Claim.alreadyClaimed(claims.inserted);
         }
+    }
+
+    /**
+     * Claims several entries in one statement, for batched mode: {@code INSERT ... ON CONFLICT DO NOTHING RETURNING}
+     * in the order given (callers sort by id, so that two batches wait on each other's keys in one order and never
+     * deadlock). An id already claimed, or claimed by a transaction that commits while this one waits on the index,
+     * comes back not won; the transaction stays usable. The ids must be distinct.
+     *
+     * @return one claim per entry, in the order given
+     */
+    @Transactional(TxType.MANDATORY)
+    public List<Claim> claimAll(String consumer, List<InboxEntry> entries) {
+        List<Running> registered = new ArrayList<>(entries.size());
+        for (InboxEntry entry : entries) {
+            registered.add(enter(new Key(consumer, entry.messageId())));
+        }
+        Instant now = Instant.now();
+        Set<UUID> inserted = Panache.getSession().doReturningWork(connection -> {
+            try (PreparedStatement insert = connection.prepareStatement(CLAIM_ALL)) {
+                OffsetDateTime at = now.atOffset(ZoneOffset.UTC);
+                insert.setString(1, consumer);
+                insert.setObject(2, at);
+                insert.setObject(3, at);
+                insert.setArray(4, connection.createArrayOf("uuid",
+                        entries.stream().map(InboxEntry::messageId).toArray()));
+                insert.setArray(5, connection.createArrayOf("varchar",
+                        entries.stream().map(InboxEntry::type).toArray()));
+                insert.setArray(6, connection.createArrayOf("text",
+                        entries.stream().map(InboxEntry::payloadJson).toArray()));
+                insert.setArray(7, connection.createArrayOf("varchar",
+                        entries.stream().map(InboxEntry::payloadHash).toArray()));
+                Set<UUID> ids = new HashSet<>();
+                try (ResultSet rows = insert.executeQuery()) {
+                    while (rows.next()) {
+                        ids.add(rows.getObject(1, UUID.class));
+                    }
+                }
+                return ids;
+            }
+        });
+        List<Claim> claims = new ArrayList<>(entries.size());
+        for (int i = 0; i < entries.size(); i++) {
+            InboxEntry entry = entries.get(i);
+            Running running = registered.get(i);
+            if (inserted.contains(entry.messageId())) {
+                running.inserted = true;
+                claims.add(Claim.claimed(row(consumer, entry, now)));
+            } else {
+                claims.add(Claim.alreadyClaimed(running.inserted));
+            }
+        }
+        return claims;
+    }
+
+    private static final String CLAIM_ALL = """
+            insert into inbox_message (id, consumer, message_id, message_type, payload_json, payload_hash, outcome,
+                                       received_at, processed_at)
+            select nextval('inbox_message_seq'), ?, e.message_id, e.message_type, e.payload_json::jsonb,
+                   e.payload_hash, 'PROCESSED', ?, ?
+            from unnest(?::uuid[], ?::varchar[], ?::text[], ?::varchar[])
+                 with ordinality as e(message_id, message_type, payload_json, payload_hash, position)
+            order by e.position
+            on conflict (consumer, message_id) do nothing
+            returning message_id
+            """;
+
+    /**
+     * The committed claims of these ids, by id: what a batch's duplicates are compared with. Unlike
+     * {@link #original}, it runs in the caller's transaction, which a batch's claim left usable.
+     */
+    @Transactional(TxType.MANDATORY)
+    public Map<UUID, InboxMessage> originals(String consumer, Collection<UUID> messageIds) {
+        if (messageIds.isEmpty()) {
+            return Map.of();
+        }
+        Map<UUID, InboxMessage> originals = new HashMap<>();
+        InboxMessage.<InboxMessage>list("consumer = ?1 and messageId in ?2", consumer, messageIds)
+                .forEach(row -> originals.put(row.messageId, row));
+        return originals;
     }
 
     /** Registers a running claim of a key until its transaction ends. */
@@ -103,6 +184,23 @@ public class InboxGuard {
     @Transactional(TxType.REQUIRES_NEW)
     public Optional<InboxMessage> original(String consumer, java.util.UUID messageId) {
         return InboxMessage.findByKey(consumer, messageId);
+    }
+
+    /**
+     * The inbox row of a claim, written complete in one insert: the outcome is PROCESSED unless the effect says
+     * otherwise (a business rejection), which saves an update per message on the common path.
+     */
+    private static InboxMessage row(String consumer, InboxEntry entry, Instant receivedAt) {
+        InboxMessage row = new InboxMessage();
+        row.consumer = consumer;
+        row.messageId = entry.messageId();
+        row.messageType = entry.type();
+        row.payloadJson = entry.payloadJson();
+        row.payloadHash = entry.payloadHash();
+        row.outcome = InboxOutcome.PROCESSED;
+        row.receivedAt = receivedAt;
+        row.processedAt = receivedAt;
+        return row;
     }
 
     static boolean isInboxKeyViolation(Throwable e) {

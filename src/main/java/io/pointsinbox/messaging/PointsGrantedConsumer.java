@@ -8,6 +8,7 @@ import jakarta.transaction.Transactional;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.jboss.logging.MDC;
 
+import io.pointsinbox.config.BatchConfig;
 import io.pointsinbox.config.PointsConfig;
 import io.pointsinbox.config.RetentionConfig;
 import io.pointsinbox.ops.InboxMetrics;
@@ -16,7 +17,8 @@ import io.smallrye.reactive.messaging.amqp.IncomingAmqpMetadata;
 import io.smallrye.reactive.messaging.annotations.Blocking;
 
 /**
- * The AMQP adapter: one delivery, one transaction. Returning normally (applied or duplicate) lets the connector
+ * The AMQP adapter: one delivery, one transaction (in batched mode, one batch, one transaction: see
+ * {@link GrantBatcher}). Returning normally (applied or duplicate) lets the connector
  * accept the message after the commit; an exception rolls back, inbox row included, and the configured
  * {@code modified-failed} strategy hands it back to the broker for a counted redelivery.
  */
@@ -32,9 +34,12 @@ public class PointsGrantedConsumer {
     private final PointsConfig config;
     private final RetentionConfig retention;
     private final GracefulStop stop;
+    private final BatchConfig batch;
+    private final GrantBatcher batcher;
 
     PointsGrantedConsumer(EnvelopeReader reader, PointsMessageHandler handler, DeadLetters deadLetters,
-            InboxMetrics metrics, PointsConfig config, RetentionConfig retention, GracefulStop stop) {
+            InboxMetrics metrics, PointsConfig config, RetentionConfig retention, GracefulStop stop,
+            BatchConfig batch, GrantBatcher batcher) {
         this.reader = reader;
         this.handler = handler;
         this.deadLetters = deadLetters;
@@ -42,6 +47,8 @@ public class PointsGrantedConsumer {
         this.config = config;
         this.retention = retention;
         this.stop = stop;
+        this.batch = batch;
+        this.batcher = batcher;
     }
 
     @Incoming(CHANNEL)
@@ -68,6 +75,11 @@ public class PointsGrantedConsumer {
             deadLetters.forward(amqp, body, config.consumer(), "too_old: created " + created
                     + ", before the inbox retention window of " + retention.window());
             metrics.rejected(config.consumer(), "too_old");
+            return;
+        }
+        if (batch.enabled()) {
+            // This transaction stays empty: the batch thread's commits the effect, and only then does this return.
+            batcher.apply(envelope);
             return;
         }
         MDC.put("consumer", config.consumer());

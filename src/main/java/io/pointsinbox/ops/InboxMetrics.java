@@ -12,6 +12,7 @@ import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.pointsinbox.config.PointsConfig;
@@ -30,6 +31,8 @@ public class InboxMetrics {
     public static final String REDELIVERED = "points.inbox.redelivered";
     public static final String DUPLICATE_AGE = "points.inbox.duplicate.age";
     public static final String DUPLICATES = "points.inbox.duplicates";
+    public static final String BATCH_SIZE = "points.inbox.batch.size";
+    public static final String BATCH_QUEUED = "points.inbox.batch.queued";
     /** Duplicate classes: see {@link #duplicate(String, String)}. */
     public static final java.util.List<String> DUPLICATE_CLASSES = java.util.List.of("in_flight", "redelivery",
             "id_conflict");
@@ -43,6 +46,7 @@ public class InboxMetrics {
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
     private final Map<String, Counter> duplicateClasses = new ConcurrentHashMap<>();
     private final Map<String, Timer> duplicateAges = new ConcurrentHashMap<>();
+    private final Map<String, DistributionSummary> batchSizes = new ConcurrentHashMap<>();
 
     InboxMetrics(MeterRegistry registry, TransactionSynchronizationRegistry transactions,
             Event<DeliveryFailed> failures) {
@@ -70,9 +74,33 @@ public class InboxMetrics {
 
     /** Starts timing a delivery in the current transaction; its outcome is counted when that transaction ends. */
     public Recording recordOnCompletion(String consumer) {
-        Recording recording = new Recording(consumer, System.nanoTime());
+        return register(new Recording(consumer, System.nanoTime(), true));
+    }
+
+    /**
+     * Times a message of a batch from the moment it was queued; its outcome is counted if the batch commits. A
+     * rolled-back batch counts nothing: each of its messages is then tried alone, and that attempt is counted.
+     */
+    public Recording recordBatchMember(String consumer, long queuedNanos) {
+        return register(new Recording(consumer, queuedNanos, false));
+    }
+
+    private Recording register(Recording recording) {
         transactions.registerInterposedSynchronization(recording);
         return recording;
+    }
+
+    /** A delivery attempt that failed outside any recorded transaction (its batch was rolled back because of it). */
+    public void failed(String consumer, long startNanos) {
+        count(consumer, "failed", startNanos);
+    }
+
+    private void count(String consumer, String outcome, long startNanos) {
+        counter(consumer, outcome).increment();
+        timer(consumer, outcome).record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
+        if ("failed".equals(outcome)) {
+            failures.fire(new DeliveryFailed(consumer));
+        }
     }
 
     /** A message rejected before it reached the inbox (poison, bad HTTP input, or too old). */
@@ -118,6 +146,27 @@ public class InboxMetrics {
                 .register(registry));
     }
 
+    /** Batched mode: deliveries waiting for a batch thread (a queue that keeps growing means too few threads). */
+    public void batchQueue(String consumer, java.util.Collection<?> queue) {
+        io.micrometer.core.instrument.Gauge.builder(BATCH_QUEUED, queue, java.util.Collection::size)
+                .description("Deliveries waiting for a batch transaction (batched mode)")
+                .tag("consumer", consumer)
+                .register(registry);
+        batchSize(consumer);
+    }
+
+    /** Batched mode: the number of messages a committed batch transaction applied or acknowledged. */
+    public void batchCommitted(String consumer, int size) {
+        batchSize(consumer).record(size);
+    }
+
+    private DistributionSummary batchSize(String consumer) {
+        return batchSizes.computeIfAbsent(consumer, key -> DistributionSummary.builder(BATCH_SIZE)
+                .description("Messages per committed batch transaction (batched mode)")
+                .tag("consumer", consumer)
+                .register(registry));
+    }
+
     /** A delivery the broker had already attempted (AMQP delivery-count above zero). */
     public void redelivered(String consumer) {
         registry.counter(REDELIVERED, "consumer", consumer).increment();
@@ -145,12 +194,14 @@ public class InboxMetrics {
     public final class Recording implements Synchronization {
         private final String consumer;
         private final long startNanos;
+        private final boolean countRollback;
         private String withoutEffect;
         private String committed = "processed";
 
-        private Recording(String consumer, long startNanos) {
+        private Recording(String consumer, long startNanos, boolean countRollback) {
             this.consumer = consumer;
             this.startNanos = startNanos;
+            this.countRollback = countRollback;
         }
 
         /** The delivery ends without effect (duplicate, id conflict) and its transaction is rolled back. */
@@ -169,13 +220,12 @@ public class InboxMetrics {
 
         @Override
         public void afterCompletion(int status) {
-            String outcome = withoutEffect != null ? withoutEffect
-                    : status == Status.STATUS_COMMITTED ? committed : "failed";
-            counter(consumer, outcome).increment();
-            timer(consumer, outcome).record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
-            if ("failed".equals(outcome)) {
-                failures.fire(new DeliveryFailed(consumer));
+            boolean committedTransaction = status == Status.STATUS_COMMITTED;
+            if (!committedTransaction && !countRollback) {
+                return;
             }
+            String outcome = withoutEffect != null ? withoutEffect : committedTransaction ? committed : "failed";
+            count(consumer, outcome, startNanos);
         }
     }
 }

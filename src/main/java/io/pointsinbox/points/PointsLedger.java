@@ -1,6 +1,11 @@
 package io.pointsinbox.points;
 
+import java.sql.PreparedStatement;
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.UUID;
 
 import jakarta.enterprise.context.ApplicationScoped;
@@ -9,6 +14,7 @@ import jakarta.transaction.Transactional;
 import jakarta.transaction.Transactional.TxType;
 
 import io.pointsinbox.inbox.InboxOutcome;
+import io.quarkus.hibernate.orm.panache.Panache;
 
 /** The business effect of a message; runs only inside the transaction that claimed the inbox row. */
 @ApplicationScoped
@@ -35,6 +41,62 @@ public class PointsLedger {
         }
         record(consumer, messageId, userId, -amount, PointGrant.Kind.REDEMPTION);
         return InboxOutcome.PROCESSED;
+    }
+
+    /**
+     * Applies several grants in the caller's transaction with two statements: the balances, summed per user and
+     * locked in user order (two batches touching the same users queue up instead of deadlocking), then the ledger
+     * entries. {@link PointsApplied} is then fired for each grant, as {@link #grant} does.
+     *
+     * @throws BatchMemberFailed when an observer of one grant fails: the batch rolls back because of that grant
+     */
+    @Transactional(TxType.MANDATORY)
+    public void grantAll(String consumer, List<Grant> grants) {
+        if (grants.isEmpty()) {
+            return;
+        }
+        SortedMap<Long, Long> perUser = new TreeMap<>();
+        grants.forEach(grant -> perUser.merge(grant.userId(), grant.amount(), Long::sum));
+        Instant now = Instant.now();
+        Panache.getSession().doWork(connection -> {
+            try (PreparedStatement balances = connection.prepareStatement(CREDIT_ALL);
+                    PreparedStatement entries = connection.prepareStatement(RECORD_ALL)) {
+                balances.setString(1, consumer);
+                balances.setArray(2, connection.createArrayOf("bigint", perUser.keySet().toArray()));
+                balances.setArray(3, connection.createArrayOf("bigint", perUser.values().toArray()));
+                balances.executeUpdate();
+                entries.setString(1, consumer);
+                entries.setObject(2, now.atOffset(ZoneOffset.UTC));
+                entries.setArray(3, connection.createArrayOf("bigint", grants.stream().map(Grant::userId).toArray()));
+                entries.setArray(4, connection.createArrayOf("bigint", grants.stream().map(Grant::amount).toArray()));
+                entries.setArray(5, connection.createArrayOf("uuid", grants.stream().map(Grant::messageId).toArray()));
+                entries.executeUpdate();
+            }
+        });
+        for (Grant grant : grants) {
+            try {
+                applied.fire(new PointsApplied(consumer, grant.messageId(), grant.userId(), grant.amount()));
+            } catch (RuntimeException e) {
+                throw new BatchMemberFailed(grant.messageId(), e);
+            }
+        }
+    }
+
+    private static final String CREDIT_ALL = """
+            insert into user_points (consumer, user_id, balance)
+            select ?, t.user_id, t.amount from unnest(?::bigint[], ?::bigint[]) as t(user_id, amount)
+            order by t.user_id
+            on conflict (consumer, user_id) do update set balance = user_points.balance + excluded.balance
+            """;
+
+    private static final String RECORD_ALL = """
+            insert into point_grant (id, consumer, granted_at, kind, user_id, amount, message_id)
+            select nextval('point_grant_seq'), ?, ?, 'GRANT', t.user_id, t.amount, t.message_id
+            from unnest(?::bigint[], ?::bigint[], ?::uuid[]) as t(user_id, amount, message_id)
+            """;
+
+    /** One grant of a batch. */
+    public record Grant(UUID messageId, long userId, long amount) {
     }
 
     private void record(String consumer, UUID messageId, long userId, long signedAmount, PointGrant.Kind kind) {

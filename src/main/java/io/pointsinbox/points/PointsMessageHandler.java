@@ -1,6 +1,15 @@
 package io.pointsinbox.points;
 
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.UUID;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.transaction.Transactional;
@@ -12,6 +21,7 @@ import io.pointsinbox.inbox.Claim;
 import io.pointsinbox.inbox.InboxGuard;
 import io.pointsinbox.inbox.InboxMessage;
 import io.pointsinbox.inbox.InboxOutcome;
+import io.pointsinbox.messaging.MessageType;
 import io.pointsinbox.messaging.PointsEnvelope;
 import io.pointsinbox.ops.ChaosHooks;
 import io.pointsinbox.ops.InboxMetrics;
@@ -42,7 +52,8 @@ public class PointsMessageHandler {
         InboxMetrics.Recording recording = metrics.recordOnCompletion(consumer);
         Claim claim = inbox.claim(consumer, envelope.inboxEntry());
         if (!claim.won()) {
-            return alreadyClaimed(consumer, envelope, claim.concurrent(), recording);
+            return alreadyClaimed(consumer, envelope, claim.concurrent(), recording,
+                    inbox.original(consumer, envelope.messageId()));
         }
         InboxMessage claimed = claim.row().orElseThrow();
         InboxOutcome outcome = switch (envelope.type()) {
@@ -61,9 +72,77 @@ public class PointsMessageHandler {
         return new ProcessingResult(envelope.messageId(), ProcessingResult.Status.FIRST_DELIVERY, outcome);
     }
 
+    /**
+     * {@link #handle} in a transaction of its own, for what batched mode applies one by one. A duplicate marks that
+     * transaction rollback-only; this ends it without an exception, as the AMQP adapter's own transaction does.
+     */
+    @Transactional(TxType.REQUIRES_NEW)
+    public ProcessingResult handleAlone(String consumer, PointsEnvelope envelope) {
+        return handle(consumer, envelope);
+    }
+
+    /**
+     * Applies a batch of grants in the caller's transaction (batched mode): the inbox rows in one statement, then the
+     * balances and ledger entries of the ids it won. An id already claimed, or repeated within the batch, is a
+     * duplicate, told from an id conflict as {@link #handle} does. Redemptions are never batched: each needs the
+     * balance left by the previous one.
+     *
+     * @return one result per member, in the order given
+     * @throws BatchMemberFailed when the effect of one member failed; the caller rolls the batch back
+     */
+    @Transactional(TxType.MANDATORY)
+    public List<ProcessingResult> handleGrants(String consumer, List<BatchMember> members) {
+        List<InboxMetrics.Recording> recordings = new ArrayList<>(members.size());
+        // First occurrence of each id, sorted by id: concurrent batches then wait on each other's keys in one order.
+        SortedMap<UUID, PointsEnvelope> firsts = new TreeMap<>();
+        for (BatchMember member : members) {
+            if (member.envelope().type() != MessageType.POINTS_GRANTED) {
+                throw new IllegalArgumentException("only grants are batched, not " + member.envelope().type());
+            }
+            recordings.add(metrics.recordBatchMember(consumer, member.queuedNanos()));
+            firsts.putIfAbsent(member.envelope().messageId(), member.envelope());
+        }
+        List<PointsEnvelope> claimed = List.copyOf(firsts.values());
+        List<Claim> claims = inbox.claimAll(consumer, claimed.stream().map(PointsEnvelope::inboxEntry).toList());
+        Map<UUID, Claim> claimOf = new HashMap<>();
+        List<PointsLedger.Grant> grants = new ArrayList<>();
+        List<UUID> lost = new ArrayList<>();
+        for (int i = 0; i < claimed.size(); i++) {
+            PointsEnvelope envelope = claimed.get(i);
+            claimOf.put(envelope.messageId(), claims.get(i));
+            if (claims.get(i).won()) {
+                grants.add(new PointsLedger.Grant(envelope.messageId(), envelope.userId(), envelope.amount()));
+            } else {
+                lost.add(envelope.messageId());
+            }
+        }
+        Map<UUID, InboxMessage> originals = inbox.originals(consumer, lost);
+        ledger.grantAll(consumer, grants);
+        chaos.afterCommitOfCurrentTransaction();
+
+        List<ProcessingResult> results = new ArrayList<>(members.size());
+        Set<UUID> seen = new HashSet<>();
+        for (int i = 0; i < members.size(); i++) {
+            PointsEnvelope envelope = members.get(i).envelope();
+            Claim claim = claimOf.get(envelope.messageId());
+            boolean repeat = !seen.add(envelope.messageId());
+            if (claim.won() && !repeat) {
+                recordings.get(i).committed("processed");
+                results.add(new ProcessingResult(envelope.messageId(), ProcessingResult.Status.FIRST_DELIVERY,
+                        InboxOutcome.PROCESSED));
+            } else {
+                // A repeat within the batch was in flight with its first occurrence, which it is compared with.
+                Optional<InboxMessage> original = claim.won() ? claim.row()
+                        : Optional.ofNullable(originals.get(envelope.messageId()));
+                results.add(alreadyClaimed(consumer, envelope, claim.won() || claim.concurrent(),
+                        recordings.get(i), original));
+            }
+        }
+        return results;
+    }
+
     private ProcessingResult alreadyClaimed(String consumer, PointsEnvelope envelope, boolean concurrent,
-            InboxMetrics.Recording recording) {
-        Optional<InboxMessage> original = inbox.original(consumer, envelope.messageId());
+            InboxMetrics.Recording recording, Optional<InboxMessage> original) {
         original.ifPresent(row -> metrics.duplicateAge(consumer, java.time.Duration.between(row.receivedAt,
                 java.time.Instant.now())));
         if (original.isPresent() && !original.get().payloadHash.equals(envelope.payloadHash())) {

@@ -122,9 +122,13 @@ class FaultInjectionTest extends InboxTestBase {
 
     private static void report(String scenario, Workload workload, String faults, double duplicatesBefore,
             long startedNanos) {
-        LOG.infof("FAULT-REPORT | %s | sent %d | duplicates injected %d | %s | duplicates absorbed %.0f | lost %d |"
-                + " doubled %d | %.1f s", scenario, workload.messages().size(), workload.duplicates(), faults,
-                Metrics.messages(CONSUMER, "duplicate") - duplicatesBefore, workload.lost(CONSUMER),
-                workload.doubled(), (System.nanoTime() - startedNanos) / 1e9);
+        double batches = Metrics.series("points_inbox_batch_size_count");
+        String mode = Double.isNaN(batches) ? "one message per transaction"
+                : String.format("batched: %.0f batches, largest %.0f", batches,
+                        Metrics.series("points_inbox_batch_size_max"));
+        LOG.infof("FAULT-REPORT | %s | %s | sent %d | duplicates injected %d | %s | duplicates absorbed %.0f |"
+                + " lost %d | doubled %d | %.1f s", scenario, mode, workload.messages().size(),
+                workload.duplicates(), faults, Metrics.messages(CONSUMER, "duplicate") - duplicatesBefore,
+                workload.lost(CONSUMER), workload.doubled(), (System.nanoTime() - startedNanos) / 1e9);
     }
 }

@@ -1,0 +1,190 @@
+package io.pointsinbox.messaging;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import jakarta.annotation.Priority;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.interceptor.Interceptor;
+
+import org.jboss.logging.Logger;
+import org.jboss.logging.MDC;
+
+import io.pointsinbox.config.BatchConfig;
+import io.pointsinbox.config.PointsConfig;
+import io.pointsinbox.ops.InboxMetrics;
+import io.pointsinbox.points.BatchMember;
+import io.pointsinbox.points.BatchMemberFailed;
+import io.pointsinbox.points.PointsMessageHandler;
+import io.pointsinbox.points.ProcessingResult;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+
+/**
+ * Batched mode. A worker hands its delivery over and waits; a batch thread takes everything queued (up to
+ * {@code points.batch.max-size}: "smart batching", no timer, so a lone message waits for nothing) and applies the
+ * grants in one transaction. The worker returns, and the connector acknowledges, only after that commit.
+ * <p>
+ * When a batch rolls back, the message whose effect failed fails its delivery, as it would have alone, and every
+ * other member is applied in a transaction of its own; redemptions are always applied one by one. All database
+ * work runs on the batch threads, so the pool needs two connections per thread, not per worker.
+ */
+@ApplicationScoped
+public class GrantBatcher {
+
+    private static final Logger LOG = Logger.getLogger(GrantBatcher.class);
+
+    private record Pending(BatchMember member, CompletableFuture<ProcessingResult> result) {
+    }
+
+    private final BatchConfig config;
+    private final PointsConfig points;
+    private final PointsMessageHandler handler;
+    private final InboxMetrics metrics;
+    private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
+    private final List<Thread> threads = new ArrayList<>();
+
+    GrantBatcher(BatchConfig config, PointsConfig points, PointsMessageHandler handler, InboxMetrics metrics) {
+        this.config = config;
+        this.points = points;
+        this.handler = handler;
+        this.metrics = metrics;
+    }
+
+    void start(@Observes StartupEvent event) {
+        if (!config.enabled()) {
+            return;
+        }
+        metrics.batchQueue(points.consumer(), queue);
+        for (int i = 0; i < config.threads(); i++) {
+            Thread thread = new Thread(this::run, "points-batch-" + i);
+            thread.setDaemon(true);
+            thread.start();
+            threads.add(thread);
+        }
+        LOG.infof("Batched mode: up to %d messages per transaction on %d threads (bounded by %d workers)",
+                config.maxSize(), config.threads(), points.concurrency());
+    }
+
+    /** After {@link GracefulStop} has let the deliveries in flight finish: nothing is queued any more. */
+    void stop(@Observes @Priority(Interceptor.Priority.PLATFORM_AFTER) ShutdownEvent event) {
+        threads.forEach(Thread::interrupt);
+        List<Pending> left = new ArrayList<>();
+        queue.drainTo(left);
+        left.forEach(pending -> pending.result().completeExceptionally(
+                new IllegalStateException("shutting down: this delivery goes back to the broker")));
+    }
+
+    /** Applies a delivery in the next batch and waits for its commit; throws if the delivery failed. */
+    public ProcessingResult apply(PointsEnvelope envelope) {
+        Pending pending = new Pending(new BatchMember(envelope, System.nanoTime()), new CompletableFuture<>());
+        queue.add(pending);
+        try {
+            return pending.result().get();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException failure ? failure : new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while its batch was running", e);
+        }
+    }
+
+    private void run() {
+        List<Pending> batch = new ArrayList<>();
+        while (!Thread.currentThread().isInterrupted()) {
+            try {
+                Pending first = queue.poll(1, TimeUnit.SECONDS);
+                if (first == null) {
+                    continue;
+                }
+                batch.add(first);
+                queue.drainTo(batch, config.maxSize() - 1);
+                process(batch);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (RuntimeException e) {
+                // Never leave a worker waiting: whatever was not completed fails, and goes back to the broker.
+                batch.forEach(pending -> pending.result().completeExceptionally(e));
+                LOG.errorf(e, "Batch thread failed; %d deliveries handed back", batch.size());
+            } finally {
+                batch.clear();
+            }
+        }
+    }
+
+    private void process(List<Pending> batch) {
+        List<Pending> grants = new ArrayList<>(batch.size());
+        List<Pending> alone = new ArrayList<>();
+        for (Pending pending : batch) {
+            (pending.member().envelope().type() == MessageType.POINTS_GRANTED ? grants : alone).add(pending);
+        }
+        if (!grants.isEmpty()) {
+            alone.addAll(applyTogether(grants));
+        }
+        alone.forEach(this::applyAlone);
+    }
+
+    /** @return the members to apply one by one, because their batch was rolled back */
+    private List<Pending> applyTogether(List<Pending> grants) {
+        String consumer = points.consumer();
+        MDC.put("consumer", consumer);
+        try {
+            List<ProcessingResult> results = QuarkusTransaction.requiringNew()
+                    .call(() -> handler.handleGrants(consumer, grants.stream().map(Pending::member).toList()));
+            metrics.batchCommitted(consumer, grants.size());
+            for (int i = 0; i < grants.size(); i++) {
+                grants.get(i).result().complete(results.get(i));
+            }
+            return List.of();
+        } catch (RuntimeException e) {
+            BatchMemberFailed culprit = culprit(e);
+            List<Pending> retry = new ArrayList<>(grants.size());
+            boolean culpritFailed = culprit == null;
+            for (Pending pending : grants) {
+                // The first occurrence of the id carried the effect; a repeat of it in the batch is retried, as a
+                // concurrent copy of a failing delivery would be in per-message mode.
+                if (!culpritFailed && pending.member().envelope().messageId().equals(culprit.messageId())) {
+                    culpritFailed = true;
+                    metrics.failed(consumer, pending.member().queuedNanos());
+                    pending.result().completeExceptionally(culprit);
+                } else {
+                    retry.add(pending);
+                }
+            }
+            LOG.debugf(e, "Batch of %d rolled back; applying %d of its messages one by one", grants.size(),
+                    retry.size());
+            return retry;
+        } finally {
+            MDC.remove("consumer");
+        }
+    }
+
+    private void applyAlone(Pending pending) {
+        PointsEnvelope envelope = pending.member().envelope();
+        MDC.put("consumer", points.consumer());
+        MDC.put("messageId", envelope.messageId().toString());
+        try {
+            pending.result().complete(handler.handleAlone(points.consumer(), envelope));
+        } catch (RuntimeException e) {
+            pending.result().completeExceptionally(e);
+        } finally {
+            MDC.remove("consumer");
+            MDC.remove("messageId");
+        }
+    }
+
+    private static BatchMemberFailed culprit(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof BatchMemberFailed failed) {
+                return failed;
+            }
+        }
+        return null;
+    }
+}

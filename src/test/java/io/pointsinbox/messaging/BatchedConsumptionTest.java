@@ -1,0 +1,145 @@
+package io.pointsinbox.messaging;
+
+import static io.pointsinbox.support.AmqpTestClient.grant;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.UUID;
+
+import org.junit.jupiter.api.Test;
+
+import io.pointsinbox.support.AmqpTestClient;
+import io.pointsinbox.support.BatchedMode;
+import io.pointsinbox.support.FailureInjector;
+import io.pointsinbox.support.InboxTestBase;
+import io.pointsinbox.support.Ledger;
+import io.pointsinbox.support.Metrics;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+
+/**
+ * What only batched mode can get wrong: duplicates, repeats and id conflicts inside one batch, and one failing
+ * member in a batch of healthy ones. A batch is made deterministic by holding both batch threads inside their
+ * transactions while the messages queue up, then letting one thread take them all.
+ */
+@QuarkusTest
+@TestProfile(BatchedMode.class)
+class BatchedConsumptionTest extends InboxTestBase {
+
+    @Test
+    void oneBatchTellsFreshMessagesRepeatsRedeliveriesAndIdConflictsApart() throws Exception {
+        UUID earlier = UUID.randomUUID();
+        UUID fresh = UUID.randomUUID();
+        UUID contested = UUID.randomUUID();
+        UUID other = UUID.randomUUID();
+        double processedBefore = Metrics.messages(CONSUMER, "processed");
+        double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
+        double conflictsBefore = Metrics.messages(CONSUMER, "id_conflict");
+        double inFlightBefore = Metrics.duplicates(CONSUMER, "in_flight");
+        double redeliveriesBefore = Metrics.duplicates(CONSUMER, "redelivery");
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.sendText(grant(earlier, 800, 1));
+            awaitCounter("processed", 1, processedBefore);
+            try (Held held = holdBothBatchThreads(sender)) {
+                sender.sendText(grant(fresh, 802, 10));
+                sender.sendText(grant(fresh, 802, 10)); // the same message twice in one batch
+                sender.sendText(grant(contested, 802, 20));
+                sender.sendText(grant(contested, 804, 40)); // the same id, another payload
+                sender.sendText(grant(earlier, 800, 1)); // a redelivery of a committed message
+                sender.sendText(grant(other, 803, 5));
+                held.releaseInTurn(6);
+            }
+        }
+        awaitDrained();
+        awaitCounter("processed", 6, processedBefore);
+
+        assertTrue(Metrics.series("points_inbox_batch_size_max") >= 6, "the six messages were one batch");
+        assertEquals(6, Metrics.messages(CONSUMER, "processed") - processedBefore, "earlier, 2 held, 3 fresh ids");
+        assertEquals(2, Metrics.messages(CONSUMER, "duplicate") - duplicatesBefore, "the repeat and the redelivery");
+        assertEquals(1, Metrics.messages(CONSUMER, "id_conflict") - conflictsBefore, "the reused id");
+        assertEquals(1, Metrics.duplicates(CONSUMER, "in_flight") - inFlightBefore,
+                "the repeat within the batch was in flight with its first occurrence");
+        assertEquals(1, Metrics.duplicates(CONSUMER, "redelivery") - redeliveriesBefore,
+                "the copy of the committed message is a redelivery");
+        assertEquals(1, Ledger.balance(CONSUMER, 800), "the committed message is not applied again");
+        assertEquals(5, Ledger.balance(CONSUMER, 803), "the fresh message alone in its id");
+        // Workers hand messages over in no fixed order: either payload of the contested id may come first.
+        long withFirstPayload = Ledger.balance(CONSUMER, 802);
+        long withSecondPayload = Ledger.balance(CONSUMER, 804);
+        assertTrue(withFirstPayload == 30 && withSecondPayload == 0 || withFirstPayload == 10 && withSecondPayload == 40,
+                "exactly one payload of the contested id applied: 802=" + withFirstPayload + ", 804="
+                        + withSecondPayload);
+        assertEquals(1, Ledger.inboxRows(CONSUMER, contested), "one inbox row for the contested id");
+        assertEquals(1, Ledger.inboxRows(CONSUMER, fresh), "one inbox row for the repeated id");
+        assertEquals(0, deadLettered(), "nothing dead-lettered");
+        assertNothingUnacknowledged();
+    }
+
+    @Test
+    void aFailingMemberFailsAloneAndItsBatchMatesAreAppliedOnce() throws Exception {
+        UUID failing = UUID.randomUUID();
+        UUID second = UUID.randomUUID();
+        UUID third = UUID.randomUUID();
+        failures.failTimes(failing, 1);
+        double processedBefore = Metrics.messages(CONSUMER, "processed");
+        double failedBefore = Metrics.messages(CONSUMER, "failed");
+        double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
+        try (AmqpTestClient sender = AmqpTestClient.toInbox(); Held held = holdBothBatchThreads(sender)) {
+            sender.sendText(grant(failing, 811, 100));
+            sender.sendText(grant(second, 811, 20));
+            sender.sendText(grant(third, 811, 3));
+            held.releaseInTurn(3);
+        }
+        awaitDrained();
+        awaitCounter("processed", 5, processedBefore);
+
+        assertEquals(1, Metrics.messages(CONSUMER, "failed") - failedBefore,
+                "only the failing member failed, once; its batch-mates were applied alone");
+        assertEquals(5, Metrics.messages(CONSUMER, "processed") - processedBefore, "2 held and the 3 members");
+        assertEquals(0, Metrics.messages(CONSUMER, "duplicate") - duplicatesBefore,
+                "nothing of the rolled-back batch survived to make a retry a duplicate");
+        assertEquals(123, Ledger.balance(CONSUMER, 811), "each member applied once");
+        assertEquals(3, Ledger.grants(CONSUMER, 811), "three grants");
+        assertEquals(0, deadLettered(), "nothing dead-lettered");
+        assertNothingUnacknowledged();
+    }
+
+    /** Both batch threads, each inside the transaction of a one-message batch. */
+    private Held holdBothBatchThreads(AmqpTestClient sender) throws InterruptedException {
+        double processedBefore = Metrics.messages(CONSUMER, "processed");
+        FailureInjector.Hold first = holdOne(sender, 870);
+        assertTrue(first.awaitEntered(30), "first batch thread held");
+        FailureInjector.Hold second = holdOne(sender, 871);
+        assertTrue(second.awaitEntered(30), "second batch thread held");
+        return new Held(first, second, processedBefore);
+    }
+
+    private FailureInjector.Hold holdOne(AmqpTestClient sender, long user) {
+        UUID id = UUID.randomUUID();
+        FailureInjector.Hold hold = failures.hold(id);
+        sender.sendText(grant(id, user, 1));
+        return hold;
+    }
+
+    /** Two held batches; released one after the other, so that one thread takes everything queued meanwhile. */
+    private record Held(FailureInjector.Hold first, FailureInjector.Hold second, double processedBefore)
+            implements AutoCloseable {
+
+        void releaseInTurn(int queued) {
+            await("messages queued for a batch").atMost(Duration.ofSeconds(30))
+                    .until(() -> Metrics.series("points_inbox_batch_queued") >= queued);
+            first.release();
+            await("first held batch committed").atMost(Duration.ofSeconds(30))
+                    .until(() -> Metrics.messages(CONSUMER, "processed") - processedBefore >= 1);
+            second.release();
+        }
+
+        @Override
+        public void close() {
+            first.release();
+            second.release();
+        }
+    }
+}
