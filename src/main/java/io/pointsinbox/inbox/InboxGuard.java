@@ -151,11 +151,34 @@ public class InboxGuard {
         if (messageIds.isEmpty()) {
             return Map.of();
         }
-        Map<UUID, InboxMessage> originals = new HashMap<>();
-        InboxMessage.<InboxMessage>list("consumer = ?1 and messageId in ?2", consumer, messageIds)
-                .forEach(row -> originals.put(row.messageId, row));
-        return originals;
+        // Read as plain values, not managed entities: nothing for the flush at commit to check.
+        return Panache.getSession().doReturningWork(connection -> {
+            try (PreparedStatement select = connection.prepareStatement(ORIGINALS)) {
+                select.setString(1, consumer);
+                select.setArray(2, connection.createArrayOf("uuid", messageIds.toArray()));
+                Map<UUID, InboxMessage> originals = new HashMap<>();
+                try (ResultSet rows = select.executeQuery()) {
+                    while (rows.next()) {
+                        InboxMessage row = new InboxMessage();
+                        row.consumer = consumer;
+                        row.messageId = rows.getObject(1, UUID.class);
+                        row.payloadHash = rows.getString(2);
+                        row.outcome = InboxOutcome.valueOf(rows.getString(3));
+                        row.receivedAt = rows.getObject(4, OffsetDateTime.class).toInstant();
+                        row.messageType = rows.getString(5);
+                        row.payloadJson = rows.getString(6);
+                        originals.put(row.messageId, row);
+                    }
+                }
+                return originals;
+            }
+        });
     }
+
+    private static final String ORIGINALS = """
+            select message_id, payload_hash, outcome, received_at, message_type, payload_json
+            from inbox_message where consumer = ? and message_id = any(?)
+            """;
 
     /** Registers a running claim of a key until its transaction ends. */
     private Running enter(Key key) {

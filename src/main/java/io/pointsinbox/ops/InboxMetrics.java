@@ -33,7 +33,7 @@ public class InboxMetrics {
     public static final String DUPLICATES = "points.inbox.duplicates";
     public static final String BATCH_SIZE = "points.inbox.batch.size";
     public static final String BATCH_QUEUED = "points.inbox.batch.queued";
-    /** Duplicate classes: see {@link #duplicate(String, String)}. */
+    /** Duplicate classes: see {@link Recording#duplicate}. */
     public static final java.util.List<String> DUPLICATE_CLASSES = java.util.List.of("in_flight", "redelivery",
             "id_conflict");
     static final java.util.List<String> OUTCOMES = java.util.List.of("processed", "insufficient_balance", "duplicate",
@@ -112,23 +112,6 @@ public class InboxMetrics {
         counter(consumer, outcome).increment();
     }
 
-    /**
-     * Classifies a duplicate: {@code in_flight} (its first delivery was still running when this one reached the
-     * unique index, so it waited for that transaction), {@code redelivery} (the first delivery had committed before)
-     * or {@code id_conflict} (same id, different payload).
-     */
-    public void duplicate(String consumer, String duplicateClass) {
-        duplicateCounter(consumer, duplicateClass).increment();
-    }
-
-    /**
-     * How long after the first delivery of an id was claimed a duplicate arrived: the data to size the retention
-     * window from (a duplicate later than the window would be applied again).
-     */
-    public void duplicateAge(String consumer, java.time.Duration sinceFirst) {
-        duplicateAgeTimer(consumer).record(sinceFirst.isNegative() ? java.time.Duration.ZERO : sinceFirst);
-    }
-
     private Counter duplicateCounter(String consumer, String duplicateClass) {
         return duplicateClasses.computeIfAbsent(consumer + '\n' + duplicateClass, key -> Counter.builder(DUPLICATES)
                 .description("Duplicate deliveries by class: in_flight, redelivery, id_conflict")
@@ -196,6 +179,8 @@ public class InboxMetrics {
         private final long startNanos;
         private final boolean countRollback;
         private String withoutEffect;
+        private String duplicateClass;
+        private java.time.Duration sinceFirst;
         private String committed = "processed";
 
         private Recording(String consumer, long startNanos, boolean countRollback) {
@@ -204,9 +189,18 @@ public class InboxMetrics {
             this.countRollback = countRollback;
         }
 
-        /** The delivery ends without effect (duplicate, id conflict) and its transaction is rolled back. */
-        public void withoutEffect(String outcome) {
+        /**
+         * The delivery ends without effect: {@code outcome} {@code duplicate} or {@code id_conflict}, and its class,
+         * {@code in_flight} (its first delivery was still running when this one reached the unique index, so it
+         * waited for that transaction), {@code redelivery} (the first delivery had committed before) or
+         * {@code id_conflict} (same id, different payload). {@code sinceFirst}, how long after its id was first
+         * claimed it arrived (null if unknown), is the data to size the retention window from. Counted when the
+         * transaction completes, like every outcome.
+         */
+        public void duplicate(String outcome, String duplicateClass, java.time.Duration sinceFirst) {
             withoutEffect = outcome;
+            this.duplicateClass = duplicateClass;
+            this.sinceFirst = sinceFirst;
         }
 
         /** The outcome to count if the transaction commits. */
@@ -226,6 +220,12 @@ public class InboxMetrics {
             }
             String outcome = withoutEffect != null ? withoutEffect : committedTransaction ? committed : "failed";
             count(consumer, outcome, startNanos);
+            if (duplicateClass != null) {
+                duplicateCounter(consumer, duplicateClass).increment();
+            }
+            if (sinceFirst != null) {
+                duplicateAgeTimer(consumer).record(sinceFirst.isNegative() ? java.time.Duration.ZERO : sinceFirst);
+            }
         }
     }
 }

@@ -143,19 +143,17 @@ public class PointsMessageHandler {
 
     private ProcessingResult alreadyClaimed(String consumer, PointsEnvelope envelope, boolean concurrent,
             InboxMetrics.Recording recording, Optional<InboxMessage> original) {
-        original.ifPresent(row -> metrics.duplicateAge(consumer, java.time.Duration.between(row.receivedAt,
-                java.time.Instant.now())));
+        java.time.Duration age = original.map(row -> java.time.Duration.between(row.receivedAt,
+                java.time.Instant.now())).orElse(null);
         if (original.isPresent() && !original.get().payloadHash.equals(envelope.payloadHash())) {
-            recording.withoutEffect("id_conflict");
-            metrics.duplicate(consumer, "id_conflict");
+            recording.duplicate("id_conflict", "id_conflict", age);
             LOG.warnf("Message id %s reused for consumer %s with a different payload (first %s, now %s %s); "
                     + "not applied", envelope.messageId(), consumer, original.get().payloadJson,
                     envelope.type().wireName(), envelope.payloadJson());
             return new ProcessingResult(envelope.messageId(), ProcessingResult.Status.ID_CONFLICT, null);
         }
-        recording.withoutEffect("duplicate");
         String duplicateClass = concurrent ? "in_flight" : "redelivery";
-        metrics.duplicate(consumer, duplicateClass);
+        recording.duplicate("duplicate", duplicateClass, age);
         LOG.debugf("Duplicate message %s for consumer %s (%s) acknowledged without effect", envelope.messageId(),
                 consumer, duplicateClass);
         return new ProcessingResult(envelope.messageId(), ProcessingResult.Status.DUPLICATE_IGNORED,

@@ -46,6 +46,9 @@ public final class Benchmark {
     /** Old inbox rows planted before the cleanup runs; 0 skips the cleanup comparison. */
     private final int cleanupRows = Integer.getInteger("bench.cleanup-rows", 1_000_000);
     private final int cleanupConcurrency = Integer.getInteger("bench.cleanup-concurrency", 8);
+    /** Whether batched mode is measured too, at each concurrency and with this many workers (0 skips that one). */
+    private final boolean batched = Boolean.parseBoolean(System.getProperty("bench.batched", "true"));
+    private final int batchWorkers = Integer.getInteger("bench.batch-workers", 64);
     private final Map<String, String> env = new HashMap<>();
     private final Map<String, List<Double>> samples = new TreeMap<>();
     private String jdbcUrl;
@@ -71,9 +74,15 @@ public final class Benchmark {
             for (int repeat = 1; repeat <= repeats; repeat++) {
                 for (int concurrency : concurrencies) {
                     for (double share : duplicateShares) {
-                        measureApplication(concurrency, share, repeat);
+                        measureApplication(concurrency, share, repeat, false);
+                    }
+                    if (batched) {
+                        measureApplication(concurrency, 0, repeat, true);
                     }
                     measurePgbench(concurrency, repeat);
+                }
+                if (batched && batchWorkers > 0) {
+                    measureApplication(batchWorkers, 0, repeat, true);
                 }
                 if (cleanupRows > 0) {
                     measureCleanupEffect(repeat);
@@ -86,29 +95,51 @@ public final class Benchmark {
         }
     }
 
-    private void measureApplication(int concurrency, double share, int repeat) throws Exception {
+    /**
+     * Drains a preloaded stream with a fresh application; for a stream without duplicates, drains the same stream
+     * again (nothing but already-applied ids). In batched mode {@code concurrency} is the number of workers, that
+     * is of messages in flight; the batches run on the default two batch threads.
+     */
+    private void measureApplication(int concurrency, double share, int repeat, boolean inBatches) throws Exception {
         Ledger.reset();
         List<String> stream = stream(share);
         preload(stream);
-        AppProcess app = app(concurrency, "app-c" + concurrency);
+        String mode = inBatches ? "app batched " : "app ";
+        Map<String, String> extra = inBatches ? Map.of("POINTS_BATCH_ENABLED", "true") : Map.of();
+        String logName = (inBatches ? "batched-" : "app-") + "c" + concurrency;
+        AppProcess app = app(concurrency, logName, extra);
         double rate = drainRate(stream.size());
-        record("app " + label(share) + " c" + concurrency, rate);
-        log("repeat %d, concurrency %d, %s duplicates: %.0f messages/s", repeat, concurrency, label(share), rate);
+        record(mode + label(share) + " c" + concurrency, rate);
+        log("repeat %d, concurrency %d, %s%s duplicates: %.0f messages/s", repeat, concurrency, mode, label(share),
+                rate);
+        if (inBatches) {
+            recordBatches("batched " + label(share) + " duplicates", concurrency, app);
+        }
         if (share == 0) {
             app.terminate(Duration.ofSeconds(30));
             preload(stream);
-            app = app(concurrency, "app-dup-c" + concurrency);
+            app = app(concurrency, logName + "-dup", extra);
             double duplicates = drainRate(stream.size());
-            record("app duplicates-only c" + concurrency, duplicates);
-            log("repeat %d, concurrency %d, duplicates only: %.0f messages/s", repeat, concurrency, duplicates);
+            record(mode + "duplicates-only c" + concurrency, duplicates);
+            log("repeat %d, concurrency %d, %sduplicates only: %.0f messages/s", repeat, concurrency, mode,
+                    duplicates);
+            if (inBatches) {
+                recordBatches("batched duplicates only", concurrency, app);
+            }
         }
-        if (share > 0 && repeat == 1 && concurrency == concurrencies.get(0)) {
+        if (!inBatches && share > 0 && repeat == 1 && concurrency == concurrencies.get(0)) {
             // What an operator sees after a storm with duplicates: the service's own series, without buckets.
             Files.write(OUT.resolve("metrics-after-storm.txt"), app.get("/q/metrics").lines()
                     .filter(line -> line.startsWith("points_inbox") && !line.contains("_bucket{")).toList());
         }
-        record("rss MiB after run c" + concurrency, app.rssMiB());
+        record("rss MiB after run " + mode + "c" + concurrency, app.rssMiB());
         app.terminate(Duration.ofSeconds(30));
+    }
+
+    private void recordBatches(String run, int concurrency, AppProcess app) throws IOException {
+        record(run + ": largest batch c" + concurrency, app.metric("points_inbox_batch_size_max"));
+        record(run + ": mean batch c" + concurrency, app.metric("points_inbox_batch_size_sum")
+                / app.metric("points_inbox_batch_size_count"));
     }
 
     /**
@@ -258,7 +289,9 @@ public final class Benchmark {
                 .append(Runtime.version()).append(", ").append(messages).append(" messages per run, medians of ")
                 .append(repeats).append(" interleaved repeats.\n\n");
         md.append("| concurrency | pgbench tx/s | app fresh msg/s | ratio app/pgbench | app 20% duplicates msg/s |"
-                + " duplicates only msg/s | duplicates/fresh |\n|---|---|---|---|---|---|---|\n");
+                + " duplicates only msg/s | duplicates/fresh | batched fresh msg/s | batched/pgbench |"
+                + " batched duplicates only msg/s | batched duplicates/fresh |\n"
+                + "|---|---|---|---|---|---|---|---|---|---|---|\n");
         List<Integer> xs = new ArrayList<>(concurrencies);
         LinkedHashMap<String, List<Double>> series = new LinkedHashMap<>();
         series.put("pgbench (same transaction)", new ArrayList<>());
@@ -269,11 +302,23 @@ public final class Benchmark {
             double fresh = median(samples.get("app 0% c" + c));
             double mixed = median(samples.getOrDefault("app 20% c" + c, List.of()));
             double dups = median(samples.get("app duplicates-only c" + c));
-            md.append(String.format("| %d | %.0f | %.0f | %.2f | %.0f | %.0f | %.2f |%n", c, pg, fresh, fresh / pg,
-                    mixed, dups, dups / fresh));
+            double batchFresh = median(samples.getOrDefault("app batched 0% c" + c, List.of()));
+            double batchDups = median(samples.getOrDefault("app batched duplicates-only c" + c, List.of()));
+            md.append(String.format("| %d | %.0f | %.0f | %.2f | %.0f | %.0f | %.2f | %.0f | %.2f | %.0f | %.2f |%n",
+                    c, pg, fresh, fresh / pg, mixed, dups, dups / fresh, batchFresh, batchFresh / pg, batchDups,
+                    batchDups / batchFresh));
             series.get("pgbench (same transaction)").add(pg);
             series.get("application, fresh").add(fresh);
             series.get("application, duplicates only").add(dups);
+            if (batched) {
+                series.computeIfAbsent("application batched, fresh", k -> new ArrayList<>()).add(batchFresh);
+            }
+        }
+        if (batched && batchWorkers > 0) {
+            md.append(String.format("%nBatched mode with %d workers (messages in flight), two batch transactions:"
+                    + " fresh %.0f msg/s, duplicates only %.0f msg/s.%n", batchWorkers,
+                    median(samples.get("app batched 0% c" + batchWorkers)),
+                    median(samples.get("app batched duplicates-only c" + batchWorkers))));
         }
         if (cleanupRows > 0) {
             double off = median(samples.get("app 0% c" + cleanupConcurrency + ", no cleanup"));

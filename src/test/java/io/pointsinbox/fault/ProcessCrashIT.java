@@ -66,12 +66,41 @@ class ProcessCrashIT {
         ArtemisTestResource.purge(ArtemisTestResource.DEAD_LETTER);
     }
 
+    /** One message per transaction (the default), or batched mode: the same crashes, the same assertions. */
+    private record Mode(String name, String logPrefix, Map<String, String> env) {
+        String log(String name) {
+            return logPrefix + name;
+        }
+    }
+
+    private static final Mode PER_MESSAGE = new Mode("per message", "", Map.of());
+    private static final Mode BATCHED = new Mode("batched", "batched-", Map.of("POINTS_BATCH_ENABLED", "true"));
+
     @Test
     void sigkillSeveralTimesWithMessagesInFlightLosesNothingAndDoublesNothing() throws Exception {
+        sigkillSeveralTimes(PER_MESSAGE);
+    }
+
+    @Test
+    void sigkillSeveralTimesInBatchedModeLosesNothingAndDoublesNothing() throws Exception {
+        sigkillSeveralTimes(BATCHED);
+    }
+
+    @Test
+    void sigtermWithMessagesInFlightGoesUnreadyFirstAndLosesNothing() throws Exception {
+        sigterm(PER_MESSAGE);
+    }
+
+    @Test
+    void sigtermInBatchedModeGoesUnreadyFirstAndLosesNothing() throws Exception {
+        sigterm(BATCHED);
+    }
+
+    private static void sigkillSeveralTimes(Mode mode) throws Exception {
         Workload workload = new Workload(1_200, 0.0, 40_000, 30, 4);
         preload(workload);
         long started = System.nanoTime();
-        AppProcess app = startApp("sigkill-0");
+        AppProcess app = startApp("sigkill-0", mode);
         double redeliveredAfterCrash = 0;
         int kills = 0;
         for (double share : new double[] { 0.2, 0.45, 0.7 }) {
@@ -82,31 +111,31 @@ class ProcessCrashIT {
             app.kill();
             kills++;
             System.out.printf("after kill %d: %s%n", kills, state(workload));
-            app = startApp("sigkill-" + kills);
+            app = startApp("sigkill-" + kills, mode);
         }
         // Each crash cost at most one attempt per message: nothing near the dead-letter address yet.
         assertTrue(ArtemisTestResource.highestDeliveryCount(ArtemisTestResource.ADDRESS) <= kills,
                 ArtemisTestResource.describe(ArtemisTestResource.ADDRESS));
         AppProcess last = app;
-        awaitDrained(workload, last, "sigkill-" + kills);
+        awaitDrained(workload, last, mode.log("sigkill-" + kills));
         redeliveredAfterCrash += duplicates(last);
         assertInvariant(workload, last);
         last.terminate(Duration.ofSeconds(30));
         // The stream holds no duplicates: every duplicate seen is a delivery committed before a kill and
         // redelivered because its acknowledgement never reached the broker.
         assertTrue(redeliveredAfterCrash > 0, "at least one kill fell between a commit and its acknowledgement");
-        System.out.printf("FAULT-REPORT | SIGKILL x%d | sent %d | duplicates injected 0 | committed-but-unacked"
-                + " redelivered %.0f | lost %d | doubled %d | %.1f s%n", kills, workload.messages().size(),
+        System.out.printf("FAULT-REPORT | SIGKILL x%d | %s | sent %d | duplicates injected 0 |"
+                + " committed-but-unacked redelivered %.0f | lost %d | doubled %d | %.1f s%n", kills, mode.name(),
+                workload.messages().size(),
                 redeliveredAfterCrash, workload.lost(CONSUMER), workload.doubled(),
                 (System.nanoTime() - started) / 1e9);
     }
 
-    @Test
-    void sigtermWithMessagesInFlightGoesUnreadyFirstAndLosesNothing() throws Exception {
+    private static void sigterm(Mode mode) throws Exception {
         Workload workload = new Workload(1_200, 0.1, 50_000, 20, 5);
         preload(workload);
         long started = System.nanoTime();
-        AppProcess app = startApp("sigterm-0");
+        AppProcess app = startApp("sigterm-0", mode);
         await("a third applied").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(10))
                 .until(() -> Ledger.inboxRows(CONSUMER) >= workload.unique() / 3);
         long duplicatesBeforeStop = Math.round(duplicates(app));
@@ -129,12 +158,13 @@ class ProcessCrashIT {
         // so rolling restarts never push valid messages towards the dead-letter address.
         assertEquals(0, ArtemisTestResource.highestDeliveryCount(ArtemisTestResource.ADDRESS),
                 "messages left on the broker by a graceful stop keep their delivery count");
-        assertEquals(List.of(), errors("sigterm-0"), "errors logged during the graceful stop");
-        AppProcess restarted = startApp("sigterm-1");
-        awaitDrained(workload, restarted, "sigterm-1");
+        assertEquals(List.of(), errors(mode.log("sigterm-0")), "errors logged during the graceful stop");
+        AppProcess restarted = startApp("sigterm-1", mode);
+        awaitDrained(workload, restarted, mode.log("sigterm-1"));
         assertInvariant(workload, restarted);
-        System.out.printf("FAULT-REPORT | SIGTERM | sent %d | duplicates injected %d | duplicates seen before stop %d,"
-                + " after restart %.0f | lost %d | doubled %d | %.1f s%n", workload.messages().size(),
+        System.out.printf("FAULT-REPORT | SIGTERM | %s | sent %d | duplicates injected %d | duplicates seen before"
+                + " stop %d, after restart %.0f | lost %d | doubled %d | %.1f s%n", mode.name(),
+                workload.messages().size(),
                 workload.duplicates(), duplicatesBeforeStop, duplicates(restarted), workload.lost(CONSUMER),
                 workload.doubled(), (System.nanoTime() - started) / 1e9);
         restarted.terminate(Duration.ofSeconds(30));
@@ -143,7 +173,7 @@ class ProcessCrashIT {
     /** A backlog on the broker and an empty ledger before the application starts, so kills land mid-stream. */
     private static void preload(Workload workload) throws Exception {
         // The application owns the schema: let it migrate once before the tables are reset.
-        startApp("migrate").terminate(Duration.ofSeconds(30));
+        startApp("migrate", PER_MESSAGE).terminate(Duration.ofSeconds(30));
         Ledger.reset();
         workload.sendAll();
     }
@@ -187,8 +217,10 @@ class ProcessCrashIT {
                 "the reconciliation finds the ledger consistent");
     }
 
-    private static AppProcess startApp(String name) throws Exception {
-        return AppProcess.startReady(env, LOGS.resolve(name + ".log"));
+    private static AppProcess startApp(String name, Mode mode) throws Exception {
+        Map<String, String> appEnv = new HashMap<>(env);
+        appEnv.putAll(mode.env());
+        return AppProcess.startReady(appEnv, LOGS.resolve(mode.log(name) + ".log"));
     }
 
     private static double duplicates(AppProcess app) throws Exception {
