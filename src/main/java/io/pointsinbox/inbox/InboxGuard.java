@@ -35,6 +35,23 @@ import io.quarkus.narayana.jta.QuarkusTransaction;
 @ApplicationScoped
 public class InboxGuard {
 
+    private static final String CLAIM_ALL = """
+            insert into inbox_message (id, consumer, message_id, message_type, payload_json, payload_hash, outcome,
+                                       received_at, processed_at)
+            select nextval('inbox_message_seq'), ?, e.message_id, e.message_type, e.payload_json::jsonb,
+                   e.payload_hash, 'PROCESSED', ?, ?
+            from unnest(?::uuid[], ?::varchar[], ?::text[], ?::varchar[])
+                 with ordinality as e(message_id, message_type, payload_json, payload_hash, position)
+            order by e.position
+            on conflict (consumer, message_id) do nothing
+            returning message_id
+            """;
+
+    private static final String ORIGINALS = """
+            select message_id, payload_hash, outcome, received_at, message_type, payload_json
+            from inbox_message where consumer = ? and message_id = any(?)
+            """;
+
     private record Key(String consumer, UUID messageId) {
     }
 
@@ -130,18 +147,6 @@ public class InboxGuard {
         return claims;
     }
 
-    private static final String CLAIM_ALL = """
-            insert into inbox_message (id, consumer, message_id, message_type, payload_json, payload_hash, outcome,
-                                       received_at, processed_at)
-            select nextval('inbox_message_seq'), ?, e.message_id, e.message_type, e.payload_json::jsonb,
-                   e.payload_hash, 'PROCESSED', ?, ?
-            from unnest(?::uuid[], ?::varchar[], ?::text[], ?::varchar[])
-                 with ordinality as e(message_id, message_type, payload_json, payload_hash, position)
-            order by e.position
-            on conflict (consumer, message_id) do nothing
-            returning message_id
-            """;
-
     /**
      * The committed claims of these ids, by id: what a batch's duplicates are compared with. Unlike
      * {@link #original}, it runs in the caller's transaction, which a batch's claim left usable.
@@ -174,11 +179,6 @@ public class InboxGuard {
             }
         });
     }
-
-    private static final String ORIGINALS = """
-            select message_id, payload_hash, outcome, received_at, message_type, payload_json
-            from inbox_message where consumer = ? and message_id = any(?)
-            """;
 
     /** Registers a running claim of a key until its transaction ends. */
     private Running enter(Key key) {

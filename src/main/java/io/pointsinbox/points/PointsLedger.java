@@ -20,6 +20,19 @@ import io.quarkus.hibernate.orm.panache.Panache;
 @ApplicationScoped
 public class PointsLedger {
 
+    private static final String CREDIT_ALL = """
+            insert into user_points (consumer, user_id, balance)
+            select ?, t.user_id, t.amount from unnest(?::bigint[], ?::bigint[]) as t(user_id, amount)
+            order by t.user_id
+            on conflict (consumer, user_id) do update set balance = user_points.balance + excluded.balance
+            """;
+
+    private static final String RECORD_ALL = """
+            insert into point_grant (id, consumer, granted_at, kind, user_id, amount, message_id)
+            select nextval('point_grant_seq'), ?, ?, 'GRANT', t.user_id, t.amount, t.message_id
+            from unnest(?::bigint[], ?::bigint[], ?::uuid[]) as t(user_id, amount, message_id)
+            """;
+
     private final Event<PointsApplied> applied;
 
     PointsLedger(Event<PointsApplied> applied) {
@@ -81,19 +94,6 @@ public class PointsLedger {
             }
         }
     }
-
-    private static final String CREDIT_ALL = """
-            insert into user_points (consumer, user_id, balance)
-            select ?, t.user_id, t.amount from unnest(?::bigint[], ?::bigint[]) as t(user_id, amount)
-            order by t.user_id
-            on conflict (consumer, user_id) do update set balance = user_points.balance + excluded.balance
-            """;
-
-    private static final String RECORD_ALL = """
-            insert into point_grant (id, consumer, granted_at, kind, user_id, amount, message_id)
-            select nextval('point_grant_seq'), ?, ?, 'GRANT', t.user_id, t.amount, t.message_id
-            from unnest(?::bigint[], ?::bigint[], ?::uuid[]) as t(user_id, amount, message_id)
-            """;
 
     /** One grant of a batch. */
     public record Grant(UUID messageId, long userId, long amount) {

@@ -49,6 +49,9 @@ public final class Benchmark {
     /** Whether batched mode is measured too, at each concurrency and with this many workers (0 skips that one). */
     private final boolean batched = Boolean.parseBoolean(System.getProperty("bench.batched", "true"));
     private final int batchWorkers = Integer.getInteger("bench.batch-workers", 64);
+    /** Extra JVM options for the application, e.g. a flight recording (APP_JVM_OPTIONS in bench/run.sh). */
+    private final List<String> appJvmOptions = System.getProperty("bench.app-jvm-options", "").isBlank() ? List.of()
+            : List.of(System.getProperty("bench.app-jvm-options").trim().split("\\s+"));
     private final Map<String, String> env = new HashMap<>();
     private final Map<String, List<Double>> samples = new TreeMap<>();
     private String jdbcUrl;
@@ -270,7 +273,8 @@ public final class Benchmark {
         appEnv.put("POINTS_CONCURRENCY", String.valueOf(concurrency));
         appEnv.put("POINTS_DB_POOL_SIZE", String.valueOf(2 * concurrency + 2));
         long start = System.nanoTime();
-        AppProcess app = AppProcess.start(appEnv, OUT.resolve("logs").resolve(name + ".log"));
+        AppProcess app = AppProcess.start(ProcessHandle.current().info().command().orElse("java"), appJvmOptions,
+                appEnv, OUT.resolve("logs").resolve(name + ".log"));
         while (!app.ready()) {
             if (!app.alive() || System.nanoTime() - start > 120e9) {
                 throw new IllegalStateException("application did not start, see " + OUT.resolve("logs"));

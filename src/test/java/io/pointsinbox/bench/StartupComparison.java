@@ -134,7 +134,7 @@ final class StartupComparison {
         StringBuilder md = new StringBuilder();
         md.append("# points-inbox start-up and memory\n\n").append(LocalDate.now()).append(", ")
                 .append(Runtime.getRuntime().availableProcessors()).append(" cores, medians of ").append(rounds)
-                .append(" interleaved rounds; -Xmx256m for every variant.\n\n")
+                .append(" interleaved rounds; -Xmx256m unless a variant sets its own options (listed below).\n\n")
                 .append("| packaging | time to ready s | ratio to ").append(baseline)
                 .append(" | Quarkus \"started in\" s | RSS after start MiB | RSS after ").append(rssMessages)
                 .append(" messages MiB | drain msg/s (incl. warm-up) |\n|---|---|---|---|---|---|---|\n");
@@ -144,6 +144,11 @@ final class StartupComparison {
                     Benchmark.median(ready.get(label)) / baselineReady, Benchmark.median(quarkusStarted.get(label)),
                     Benchmark.median(rssAfterStart.get(label)), rssAfterMessages.getOrDefault(label, Double.NaN),
                     drainRate.getOrDefault(label, Double.NaN)));
+        }
+        md.append("\nOptions:\n\n");
+        for (Variant variant : variants) {
+            md.append("- ").append(variant.label()).append(": `").append(variant.java()).append(' ')
+                    .append(String.join(" ", variant.options())).append("`\n");
         }
         md.append("\nSamples (time to ready, s): ").append(ready).append('\n');
         Files.writeString(out.resolve("startup.md"), md);
