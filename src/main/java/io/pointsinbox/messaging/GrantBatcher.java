@@ -108,8 +108,9 @@ public class GrantBatcher {
                 process(batch);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-            } catch (RuntimeException e) {
-                // Never leave a worker waiting: whatever was not completed fails, and goes back to the broker.
+            } catch (Throwable e) {
+                // Never leave a worker waiting, and keep the thread: whatever was not completed fails, and goes back
+                // to the broker.
                 batch.forEach(pending -> pending.result().completeExceptionally(e));
                 LOG.errorf(e, "Batch thread failed; %d deliveries handed back", batch.size());
             } finally {

@@ -32,8 +32,9 @@ class DeploymentFilesTest {
     private static final Set<String> FRAMEWORK_VARIABLES = Set.of("QUARKUS_DATASOURCE_JDBC_URL",
             "QUARKUS_DATASOURCE_USERNAME", "QUARKUS_DATASOURCE_PASSWORD", "QUARKUS_PROFILE", "AMQP_HOST",
             "AMQP_PORT", "AMQP_USERNAME", "AMQP_PASSWORD", "AMQP_USE_SSL");
-    /** Read by the base images' start scripts, not by the application. */
-    private static final Set<String> IMAGE_VARIABLES = Set.of("LANGUAGE", "JAVA_OPTS_APPEND", "JAVA_APP_JAR");
+    /** Read by the base images' start scripts, the java launcher or the C library, not by the application. */
+    private static final Set<String> IMAGE_VARIABLES = Set.of("LANGUAGE", "JAVA_OPTS_APPEND", "JAVA_APP_JAR",
+            "JDK_JAVA_OPTIONS", "MALLOC_ARENA_MAX");
 
     @Test
     void composeSetsOnlyVariablesTheApplicationReads() throws IOException {
