@@ -339,7 +339,7 @@ public final class Benchmark {
         });
         Files.writeString(OUT.resolve("results.md"), md);
         Chart.write(OUT.resolve("throughput.png"), "points-inbox: messages applied per second",
-                "consumer concurrency (in-flight transactions)", "per second", xs, series);
+                "consumer concurrency (messages in flight)", "per second", xs, series);
         System.out.println(md);
         System.out.println("Written: " + OUT.resolve("results.md") + ", " + OUT.resolve("throughput.png"));
     }
