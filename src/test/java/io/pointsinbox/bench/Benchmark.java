@@ -86,6 +86,8 @@ public final class Benchmark {
                 }
                 if (batched && batchWorkers > 0) {
                     measureApplication(batchWorkers, 0, repeat, true);
+                    // pgbench with as many clients as messages in flight: the same concurrency, one transaction each.
+                    measurePgbench(batchWorkers, repeat);
                 }
                 if (cleanupRows > 0) {
                     measureCleanupEffect(repeat);
@@ -319,10 +321,14 @@ public final class Benchmark {
             }
         }
         if (batched && batchWorkers > 0) {
-            md.append(String.format("%nBatched mode with %d workers (messages in flight), two batch transactions:"
-                    + " fresh %.0f msg/s, duplicates only %.0f msg/s.%n", batchWorkers,
-                    median(samples.get("app batched 0% c" + batchWorkers)),
-                    median(samples.get("app batched duplicates-only c" + batchWorkers))));
+            double pg = median(samples.get("pgbench c" + batchWorkers));
+            double fresh = median(samples.get("app batched 0% c" + batchWorkers));
+            double dups = median(samples.get("app batched duplicates-only c" + batchWorkers));
+            md.append(String.format("%n| batched mode, %d workers (messages in flight) | pgbench tx/s, %d clients |"
+                    + " batched fresh msg/s | batched/pgbench | batched duplicates only msg/s |"
+                    + " batched duplicates/fresh |%n|---|---|---|---|---|---|%n| two batch transactions | %.0f | %.0f |"
+                    + " %.2f | %.0f | %.2f |%n", batchWorkers, batchWorkers, pg, fresh, fresh / pg, dups,
+                    dups / fresh));
         }
         if (cleanupRows > 0) {
             double off = median(samples.get("app 0% c" + cleanupConcurrency + ", no cleanup"));
