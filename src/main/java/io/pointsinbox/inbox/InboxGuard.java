@@ -206,7 +206,7 @@ public class InboxGuard {
      */
     @Transactional(TxType.REQUIRES_NEW)
     public Optional<InboxMessage> original(String consumer, java.util.UUID messageId) {
-        return InboxMessage.findByKey(consumer, messageId);
+        return Optional.ofNullable(originals(consumer, List.of(messageId)).get(messageId));
     }
 
     /**

@@ -1,7 +1,6 @@
 package io.pointsinbox.inbox;
 
 import java.time.Instant;
-import java.util.Optional;
 import java.util.UUID;
 
 import jakarta.persistence.Column;
@@ -57,10 +56,6 @@ public class InboxMessage extends PanacheEntityBase {
 
     @Column(name = "processed_at")
     public Instant processedAt;
-
-    public static Optional<InboxMessage> findByKey(String consumer, UUID messageId) {
-        return find("consumer = ?1 and messageId = ?2", consumer, messageId).firstResultOptional();
-    }
 
     public static long countByConsumer(String consumer) {
         return count("consumer", consumer);
