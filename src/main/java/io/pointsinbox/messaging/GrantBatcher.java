@@ -144,6 +144,7 @@ public class GrantBatcher {
             }
             return List.of();
         } catch (RuntimeException e) {
+            metrics.batchRolledBack(consumer);
             BatchMemberFailed culprit = culprit(e);
             List<Pending> retry = new ArrayList<>(grants.size());
             boolean culpritFailed = culprit == null;

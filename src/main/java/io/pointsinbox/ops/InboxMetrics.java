@@ -33,6 +33,7 @@ public class InboxMetrics {
     public static final String DUPLICATES = "points.inbox.duplicates";
     public static final String BATCH_SIZE = "points.inbox.batch.size";
     public static final String BATCH_QUEUED = "points.inbox.batch.queued";
+    public static final String BATCH_ROLLBACKS = "points.inbox.batch.rollbacks";
     /** Duplicate classes: see {@link Recording#duplicate}. */
     public static final java.util.List<String> DUPLICATE_CLASSES = java.util.List.of("in_flight", "redelivery",
             "id_conflict");
@@ -136,6 +137,16 @@ public class InboxMetrics {
                 .tag("consumer", consumer)
                 .register(registry);
         batchSize(consumer);
+        registry.counter(BATCH_ROLLBACKS, "consumer", consumer);
+    }
+
+    /**
+     * Batched mode: a batch transaction rolled back and its messages went one by one. Only a failing effect or a
+     * database failure should cause one; two batches racing for one id never do (the unique index makes the second
+     * wait, then skip it).
+     */
+    public void batchRolledBack(String consumer) {
+        registry.counter(BATCH_ROLLBACKS, "consumer", consumer).increment();
     }
 
     /** Batched mode: the number of messages a committed batch transaction applied or acknowledged. */

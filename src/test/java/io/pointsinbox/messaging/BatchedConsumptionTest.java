@@ -6,8 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 
+import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 
 import io.pointsinbox.support.AmqpTestClient;
@@ -16,6 +19,7 @@ import io.pointsinbox.support.FailureInjector;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
 import io.pointsinbox.support.Metrics;
+import io.pointsinbox.support.ParallelSenders;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 
@@ -102,6 +106,28 @@ class BatchedConsumptionTest extends InboxTestBase {
                 "nothing of the rolled-back batch survived to make a retry a duplicate");
         assertEquals(123, Ledger.balance(CONSUMER, 811), "each member applied once");
         assertEquals(3, Ledger.grants(CONSUMER, 811), "three grants");
+        assertEquals(0, deadLettered(), "nothing dead-lettered");
+        assertNothingUnacknowledged();
+    }
+
+    @RepeatedTest(3)
+    void batchesRacingForTheSameIdsNeverRollBack() throws Exception {
+        List<String> bodies = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            bodies.add(grant(UUID.randomUUID(), 821, 10));
+        }
+        double rollbacksBefore = Metrics.series("points_inbox_batch_rollbacks_total");
+        double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
+        ParallelSenders.sameMessagesFromEach(bodies, 4);
+        awaitDrained();
+        awaitCounter("duplicate", 150, duplicatesBefore);
+
+        assertEquals(500, Ledger.balance(CONSUMER, 821), "50 distinct messages of 10 points, each sent 4 times");
+        assertEquals(50, Ledger.grants(CONSUMER, 821), "one grant per distinct message");
+        // The unique index decides between two batches claiming one id: the second waits and skips it. A batch that
+        // decided from what it saw before inserting would only be stopped by the ledger's own key, and roll back.
+        assertEquals(0, Metrics.series("points_inbox_batch_rollbacks_total") - rollbacksBefore,
+                "no batch rolled back over an id another batch claimed");
         assertEquals(0, deadLettered(), "nothing dead-lettered");
         assertNothingUnacknowledged();
     }
