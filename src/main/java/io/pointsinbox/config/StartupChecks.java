@@ -25,14 +25,12 @@ public class StartupChecks {
         int pool = config.getOptionalValue("quarkus.datasource.jdbc.max-size", Integer.class).orElse(20);
         // A duplicate reads the first delivery's record in a second transaction while its own is still open. In
         // batched mode the workers only wait: the batch threads run every transaction.
-        if (batch.enabled() && pool < 2 * batch.threads()) {
+        int transactions = batch.enabled() ? batch.threads() : points.concurrency();
+        if (pool < 2 * transactions) {
+            String setting = batch.enabled() ? "POINTS_BATCH_THREADS (points.batch.threads="
+                    : "POINTS_CONCURRENCY (points.concurrency=";
             throw new IllegalStateException("POINTS_DB_POOL_SIZE (quarkus.datasource.jdbc.max-size=" + pool
-                    + ") must be at least twice POINTS_BATCH_THREADS (points.batch.threads=" + batch.threads() + ")");
-        }
-        if (!batch.enabled() && pool < 2 * points.concurrency()) {
-            throw new IllegalStateException("POINTS_DB_POOL_SIZE (quarkus.datasource.jdbc.max-size=" + pool
-                    + ") must be at least twice POINTS_CONCURRENCY (points.concurrency=" + points.concurrency()
-                    + ")");
+                    + ") must be at least twice " + setting + transactions + ")");
         }
     }
 

@@ -1,5 +1,8 @@
 package io.pointsinbox.ops;
 
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -13,6 +16,7 @@ import jakarta.transaction.TransactionSynchronizationRegistry;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.pointsinbox.config.PointsConfig;
@@ -35,9 +39,9 @@ public class InboxMetrics {
     public static final String BATCH_QUEUED = "points.inbox.batch.queued";
     public static final String BATCH_ROLLBACKS = "points.inbox.batch.rollbacks";
     /** Duplicate classes: see {@link Recording#duplicate}. */
-    public static final java.util.List<String> DUPLICATE_CLASSES = java.util.List.of("in_flight", "redelivery",
+    public static final List<String> DUPLICATE_CLASSES = List.of("in_flight", "redelivery",
             "id_conflict");
-    static final java.util.List<String> OUTCOMES = java.util.List.of("processed", "insufficient_balance", "duplicate",
+    static final List<String> OUTCOMES = List.of("processed", "insufficient_balance", "duplicate",
             "id_conflict", "rejected", "too_old", "failed");
 
     private final MeterRegistry registry;
@@ -126,13 +130,13 @@ public class InboxMetrics {
                 .description("Time between the first delivery of an id and a duplicate of it")
                 .tag("consumer", consumer)
                 .publishPercentileHistogram()
-                .maximumExpectedValue(java.time.Duration.ofDays(30))
+                .maximumExpectedValue(Duration.ofDays(30))
                 .register(registry));
     }
 
     /** Batched mode: deliveries waiting for a batch thread (a queue that keeps growing means too few threads). */
-    public void batchQueue(String consumer, java.util.Collection<?> queue) {
-        io.micrometer.core.instrument.Gauge.builder(BATCH_QUEUED, queue, java.util.Collection::size)
+    public void batchQueue(String consumer, Collection<?> queue) {
+        Gauge.builder(BATCH_QUEUED, queue, Collection::size)
                 .description("Deliveries waiting for a batch transaction (batched mode)")
                 .tag("consumer", consumer)
                 .register(registry);
@@ -191,7 +195,7 @@ public class InboxMetrics {
         private final boolean countRollback;
         private String withoutEffect;
         private String duplicateClass;
-        private java.time.Duration sinceFirst;
+        private Duration sinceFirst;
         private String committed = "processed";
 
         private Recording(String consumer, long startNanos, boolean countRollback) {
@@ -208,7 +212,7 @@ public class InboxMetrics {
          * claimed it arrived (null if unknown), is the data to size the retention window from. Counted when the
          * transaction completes, like every outcome.
          */
-        public void duplicate(String outcome, String duplicateClass, java.time.Duration sinceFirst) {
+        public void duplicate(String outcome, String duplicateClass, Duration sinceFirst) {
             withoutEffect = outcome;
             this.duplicateClass = duplicateClass;
             this.sinceFirst = sinceFirst;
@@ -235,7 +239,7 @@ public class InboxMetrics {
                 duplicateCounter(consumer, duplicateClass).increment();
             }
             if (sinceFirst != null) {
-                duplicateAgeTimer(consumer).record(sinceFirst.isNegative() ? java.time.Duration.ZERO : sinceFirst);
+                duplicateAgeTimer(consumer).record(sinceFirst.isNegative() ? Duration.ZERO : sinceFirst);
             }
         }
     }

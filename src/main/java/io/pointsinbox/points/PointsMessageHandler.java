@@ -2,11 +2,9 @@ package io.pointsinbox.points;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -121,11 +119,10 @@ public class PointsMessageHandler {
         chaos.afterCommitOfCurrentTransaction();
 
         List<ProcessingResult> results = new ArrayList<>(members.size());
-        Set<UUID> seen = new HashSet<>();
         for (int i = 0; i < members.size(); i++) {
             PointsEnvelope envelope = members.get(i).envelope();
             Claim claim = claimOf.get(envelope.messageId());
-            boolean repeat = !seen.add(envelope.messageId());
+            boolean repeat = firsts.get(envelope.messageId()) != envelope;
             if (claim.won() && !repeat) {
                 recordings.get(i).committed("processed");
                 results.add(new ProcessingResult(envelope.messageId(), ProcessingResult.Status.FIRST_DELIVERY,

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import io.pointsinbox.support.AppProcess;
 import io.pointsinbox.support.ArtemisTestResource;
 import io.pointsinbox.support.Ledger;
-import io.pointsinbox.support.PostgresTestDatabase;
+import io.pointsinbox.support.PackagedAppServices;
 import io.pointsinbox.support.Tokens;
 import io.pointsinbox.support.Workload;
 
@@ -33,21 +33,16 @@ class ProcessCrashIT {
     private static final String CONSUMER = "points-ledger";
     private static final Path LOGS = Path.of("target", "crash-it");
 
-    private static ArtemisTestResource broker;
-    private static PostgresTestDatabase database;
-    private static final Map<String, String> env = new HashMap<>();
+    private static PackagedAppServices services;
+    private static Map<String, String> env;
 
     @BeforeAll
     static void startServices() throws Exception {
         AppProcess.clearLogs(LOGS);
         // A SIGKILL spends one delivery attempt of every message in the connector's prefetch window (up to 1,000):
         // three kills need a budget above three, as in production (docker/artemis/broker.xml has 10).
-        broker = new ArtemisTestResource(10);
-        Map<String, String> amqp = broker.start();
-        database = new PostgresTestDatabase();
-        database.start();
-        env.putAll(AppProcess.environment(amqp, System.getProperty(PostgresTestDatabase.DIRECT_URL),
-                System.getProperty("quarkus.datasource.username"), System.getProperty("quarkus.datasource.password")));
+        services = PackagedAppServices.start(10);
+        env = services.environment();
         env.put("QUARKUS_PROFILE", "chaos");
         // Widen the window between the database commit and the broker acknowledgement so far that every kill lands
         // while several deliveries are committed but not yet acknowledged.
@@ -56,8 +51,7 @@ class ProcessCrashIT {
 
     @AfterAll
     static void stopServices() {
-        broker.stop();
-        database.stop();
+        services.stop();
     }
 
     @BeforeEach

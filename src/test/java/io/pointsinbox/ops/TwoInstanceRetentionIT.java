@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import io.pointsinbox.support.AppProcess;
 import io.pointsinbox.support.ArtemisTestResource;
 import io.pointsinbox.support.Ledger;
-import io.pointsinbox.support.PostgresTestDatabase;
+import io.pointsinbox.support.PackagedAppServices;
 import io.pointsinbox.support.Workload;
 
 /**
@@ -37,19 +37,14 @@ class TwoInstanceRetentionIT {
     private static final int OLD_ROWS = 150_000;
     private static final int RECENT_ROWS = 1_000;
 
-    private static ArtemisTestResource broker;
-    private static PostgresTestDatabase database;
-    private static final Map<String, String> env = new HashMap<>();
+    private static PackagedAppServices services;
+    private static Map<String, String> env;
 
     @BeforeAll
     static void startServices() throws Exception {
         AppProcess.clearLogs(LOGS);
-        broker = new ArtemisTestResource();
-        Map<String, String> amqp = broker.start();
-        database = new PostgresTestDatabase();
-        database.start();
-        env.putAll(AppProcess.environment(amqp, System.getProperty(PostgresTestDatabase.DIRECT_URL),
-                System.getProperty("quarkus.datasource.username"), System.getProperty("quarkus.datasource.password")));
+        services = PackagedAppServices.start(ArtemisTestResource.MAX_DELIVERY_ATTEMPTS);
+        env = services.environment();
         env.put("POINTS_RETENTION_CLEANUP_INTERVAL", "1s");
         // Small batches make one cleanup run last several seconds, so the other replica's turns fall inside it.
         env.put("POINTS_RETENTION_BATCH_SIZE", "100");
@@ -58,8 +53,7 @@ class TwoInstanceRetentionIT {
 
     @AfterAll
     static void stopServices() {
-        broker.stop();
-        database.stop();
+        services.stop();
     }
 
     @Test
