@@ -42,6 +42,8 @@ public final class Benchmark {
     private final List<Integer> concurrencies = ints(System.getProperty("bench.concurrency", "4,8,16"));
     private final List<Double> duplicateShares = doubles(System.getProperty("bench.duplicates", "0,0.2"));
     private final int repeats = Integer.getInteger("bench.repeats", 3);
+    /** Distinct warm-up messages queued (twice) ahead of each measured stream; 0 measures from a cold JVM. */
+    private final int warmup = Integer.getInteger("bench.warmup", 5_000);
     private final int pgbenchSeconds = Integer.getInteger("bench.pgbench-seconds", 10);
     /** Old inbox rows planted before the cleanup runs; 0 skips the cleanup comparison. */
     private final int cleanupRows = Integer.getInteger("bench.cleanup-rows", 1_000_000);
@@ -54,6 +56,8 @@ public final class Benchmark {
             : List.of(System.getProperty("bench.app-jvm-options").trim().split("\\s+"));
     private final Map<String, String> env = new HashMap<>();
     private final Map<String, List<Double>> samples = new TreeMap<>();
+    /** CPU milliseconds per message (per transaction for pgbench), by run, then by party. */
+    private final Map<String, Map<String, List<Double>>> cpu = new LinkedHashMap<>();
     private String jdbcUrl;
 
     public static void main(String[] args) throws Exception {
@@ -108,12 +112,12 @@ public final class Benchmark {
     private void measureApplication(int concurrency, double share, int repeat, boolean inBatches) throws Exception {
         Ledger.reset();
         List<String> stream = stream(share);
-        preload(stream);
+        preloadAfterWarmUp(stream);
         String mode = inBatches ? "app batched " : "app ";
         Map<String, String> extra = inBatches ? Map.of("POINTS_BATCH_ENABLED", "true") : Map.of();
         String logName = (inBatches ? "batched-" : "app-") + "c" + concurrency;
         AppProcess app = app(concurrency, logName, extra);
-        double rate = drainRate(stream.size());
+        double rate = drain(stream.size(), mode + label(share) + " c" + concurrency, app);
         record(mode + label(share) + " c" + concurrency, rate);
         log("repeat %d, concurrency %d, %s%s duplicates: %.0f messages/s", repeat, concurrency, mode, label(share),
                 rate);
@@ -122,9 +126,9 @@ public final class Benchmark {
         }
         if (share == 0) {
             app.terminate(Duration.ofSeconds(30));
-            preload(stream);
+            preloadAfterWarmUp(stream);
             app = app(concurrency, logName + "-dup", extra);
-            double duplicates = drainRate(stream.size());
+            double duplicates = drain(stream.size(), mode + "duplicates-only c" + concurrency, app);
             record(mode + "duplicates-only c" + concurrency, duplicates);
             log("repeat %d, concurrency %d, %sduplicates only: %.0f messages/s", repeat, concurrency, mode,
                     duplicates);
@@ -183,9 +187,14 @@ public final class Benchmark {
                 String.valueOf(concurrency), "-j", String.valueOf(Math.min(concurrency, 4)), "-T",
                 String.valueOf(pgbenchSeconds), "-f", OUT.resolve("transaction.sql").toString(), DB)
                 .redirectErrorStream(true).start();
+        CpuMeter meter = CpuMeter.start(-1);
         String output = new String(pgbench.getInputStream().readAllBytes());
         if (pgbench.waitFor() != 0) {
             throw new IllegalStateException("pgbench failed:\n" + output);
+        }
+        Matcher count = Pattern.compile("number of transactions actually processed: ([0-9]+)").matcher(output);
+        if (count.find()) {
+            recordCpu("pgbench c" + concurrency, meter, Long.parseLong(count.group(1)));
         }
         Matcher tps = Pattern.compile("tps = ([0-9.]+)").matcher(output);
         if (!tps.find()) {
@@ -232,6 +241,45 @@ public final class Benchmark {
             record("latency p99 ms c" + concurrency + " at " + perSecond + "/s", rs.getDouble(2));
         }
         app.terminate(Duration.ofSeconds(30));
+    }
+
+    /**
+     * Messages settled per second over the last {@code total} messages of the queue, from the first of them settled
+     * to the queue being empty, as the broker sees it; the CPU time of each party over the same span is recorded.
+     */
+    private double drain(int total, String run, AppProcess app) throws InterruptedException {
+        CpuMeter meter = null;
+        long first = 0;
+        while (ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) > 0) {
+            if (first == 0 && ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) < total) {
+                first = System.nanoTime();
+                meter = CpuMeter.start(app.pid());
+            }
+            Thread.sleep(5);
+        }
+        long end = System.nanoTime();
+        if (meter != null) {
+            recordCpu(run, meter, total);
+        }
+        return first == 0 ? 0 : total / ((end - first) / 1e9);
+    }
+
+    /**
+     * Queues a warm-up ahead of the measured stream: {@code bench.warmup} fresh messages and the same again, so that
+     * the JIT has compiled the fresh and the duplicate paths before the measured messages arrive (PostgreSQL, which
+     * pgbench measures, needs no warm-up).
+     */
+    private void preloadAfterWarmUp(List<String> stream) throws Exception {
+        if (warmup > 0) {
+            List<String> warm = new ArrayList<>();
+            for (int i = 0; i < warmup; i++) {
+                warm.add(AmqpTestClient.grant(UUID.randomUUID(), 1 + i % 1000, 10));
+            }
+            warm.addAll(warm);
+            java.util.Collections.shuffle(warm, new java.util.Random(7));
+            preload(warm);
+        }
+        preload(stream);
     }
 
     /** Messages settled per second, from the first settled to the queue being empty, as the broker sees it. */
@@ -337,6 +385,22 @@ public final class Benchmark {
                     + " msg/s | ratio |%n|---|---|---|---|%n| fresh messages | %.0f | %.0f | %.2f |%n",
                     cleanupConcurrency, cleanupRows, off, on, on / off));
         }
+        if (!cpu.isEmpty()) {
+            // Where the cores went: CPU time per message of each party, medians over the repeats.
+            List<String> parties = List.of("service", "broker and sender", "postgres", "reaped children (pgbench)");
+            md.append("\n| CPU ms per message (pgbench: per transaction) | service | broker (and the idle sender) |"
+                    + " PostgreSQL | pgbench client | total |\n|---|---|---|---|---|---|\n");
+            cpu.forEach((run, byParty) -> {
+                md.append("| ").append(run);
+                double total = 0;
+                for (String party : parties) {
+                    double ms = median(byParty.get(party));
+                    md.append(Double.isNaN(ms) ? " | -" : String.format(" | %.3f", ms));
+                    total += Double.isNaN(ms) ? 0 : ms;
+                }
+                md.append(String.format(" | %.3f |%n", total));
+            });
+        }
         md.append("\n| other measure | median | samples |\n|---|---|---|\n");
         samples.forEach((name, values) -> {
             if (!name.startsWith("app ") && !name.startsWith("pgbench")) {
@@ -384,6 +448,11 @@ public final class Benchmark {
 
     private Connection connect() throws SQLException {
         return DriverManager.getConnection(jdbcUrl, user(), password());
+    }
+
+    private void recordCpu(String run, CpuMeter meter, long messages) {
+        meter.seconds().forEach((party, seconds) -> cpu.computeIfAbsent(run, k -> new LinkedHashMap<>())
+                .computeIfAbsent(party, k -> new ArrayList<>()).add(Math.round(seconds * 1e5 / messages) / 100.0));
     }
 
     private void record(String name, double value) {

@@ -138,6 +138,10 @@ public final class AppProcess {
         return new String(URI.create("http://127.0.0.1:" + port + path).toURL().openStream().readAllBytes());
     }
 
+    public long pid() {
+        return process.pid();
+    }
+
     /** Resident set size of the process in MiB, from /proc. */
     public long rssMiB() throws IOException {
         return Files.readAllLines(Path.of("/proc", String.valueOf(process.pid()), "status")).stream()
