@@ -1,0 +1,49 @@
+package io.pointsinbox.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+/** The benchmark's CPU split must charge CPU time to the party that spent it. */
+class CpuMeterTest {
+
+    @Test
+    void chargesThisProcessesCpuTimeToTheBrokerAndSenderParty() {
+        assumeTrue(Files.isDirectory(Path.of("/proc/self")), "reads /proc (Linux)");
+        CpuMeter meter = CpuMeter.start(-1);
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long until = threads.getCurrentThreadCpuTime() + 400_000_000L;
+        long spin = 0;
+        while (threads.getCurrentThreadCpuTime() < until) {
+            spin += System.nanoTime() % 7;
+        }
+        Map<String, Double> spent = meter.seconds();
+
+        assertEquals(Set.of("broker and sender", "reaped children (pgbench)", "postgres"), spent.keySet(),
+                "no service party without a service process; spin " + spin);
+        // 0.4 s of this thread's CPU time, counted in ticks of 10 ms.
+        assertTrue(spent.get("broker and sender") >= 0.38, "this JVM's CPU time: " + spent);
+        assertTrue(spent.get("postgres") >= 0, "PostgreSQL's CPU time never goes backwards: " + spent);
+    }
+
+    @Test
+    void chargesAServiceProcessToTheServiceParty() throws Exception {
+        assumeTrue(Files.isDirectory(Path.of("/proc/self")), "reads /proc (Linux)");
+        Process busy = new ProcessBuilder("sh", "-c", "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done").start();
+        CpuMeter meter = CpuMeter.start(busy.pid());
+        Thread.sleep(300);
+        Map<String, Double> spent = meter.seconds();
+        busy.destroy();
+
+        assertTrue(spent.get("service") > 0.05, "the busy child's CPU time counts for the service: " + spent);
+    }
+}
