@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -180,7 +181,7 @@ public final class Benchmark {
             extra.put("POINTS_RETENTION_ENABLED", String.valueOf(cleanup));
             extra.put("POINTS_RETENTION_CLEANUP_INTERVAL", "1s");
             AppProcess app = app(cleanupConcurrency, cleanup ? "cleanup-on" : "cleanup-off", extra);
-            double rate = drainRate(stream.size());
+            double rate = drain(stream.size(), null, null);
             String name = cleanup ? "cleanup running" : "no cleanup";
             record("app 0% c" + cleanupConcurrency + ", " + name, rate);
             if (cleanup) {
@@ -222,7 +223,7 @@ public final class Benchmark {
         AppProcess app = app(concurrency, "latency");
         // Warm the JIT first, as for the throughput runs: the figure should show the service, not a cold JVM.
         preloadAfterWarmUp(warmup > 0 ? List.of() : stream(0).subList(0, Math.min(5_000, messages)));
-        drainRate(0);
+        drain(0, null, null);
         Ledger.reset();
         double fresh = median(samples.get("app 0% c" + concurrency));
         int perSecond = (int) Math.max(50, fresh / 2);
@@ -234,14 +235,14 @@ public final class Benchmark {
                 // Sleep, not spin, until the message is due: a spinning sender would take one of the cores the
                 // service, the broker and PostgreSQL share, and the latency would show that.
                 for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
-                    java.util.concurrent.locks.LockSupport.parkNanos(wait);
+                    LockSupport.parkNanos(wait);
                 }
                 sender.sendText("{\"messageId\":\"" + UUID.randomUUID() + "\",\"type\":\"PointsGranted.v1\","
                         + "\"payload\":{\"userId\":" + (1 + i % 1000) + ",\"amount\":1,\"sentAt\":"
                         + System.currentTimeMillis() + "}}");
             }
         }
-        drainRate(0);
+        drain(0, null, null);
         try (Connection connection = connect(); Statement statement = connection.createStatement();
                 ResultSet rs = statement.executeQuery("""
                         select percentile_cont(0.5) within group (order by ms), percentile_cont(0.99) within group
@@ -257,7 +258,8 @@ public final class Benchmark {
 
     /**
      * Messages settled per second over the last {@code total} messages of the queue, from the first of them settled
-     * to the queue being empty, as the broker sees it; the CPU time of each party over the same span is recorded.
+     * to the queue being empty, as the broker sees it; unless {@code run} is null, the CPU time of each party over the
+     * same span is recorded under that name.
      */
     private double drain(int total, String run, AppProcess app) throws InterruptedException {
         CpuMeter meter = null;
@@ -265,7 +267,7 @@ public final class Benchmark {
         while (ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) > 0) {
             if (first == 0 && ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) < total) {
                 first = System.nanoTime();
-                meter = CpuMeter.start(app.pid());
+                meter = run == null ? null : CpuMeter.start(app.pid());
             }
             Thread.sleep(5);
         }
@@ -292,19 +294,6 @@ public final class Benchmark {
             preload(warm);
         }
         preload(stream);
-    }
-
-    /** Messages settled per second, from the first settled to the queue being empty, as the broker sees it. */
-    private static double drainRate(int total) throws InterruptedException {
-        long first = 0;
-        while (ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) > 0) {
-            if (first == 0 && ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) < total) {
-                first = System.nanoTime();
-            }
-            Thread.sleep(5);
-        }
-        long end = System.nanoTime();
-        return first == 0 ? 0 : total / ((end - first) / 1e9);
     }
 
     private List<String> stream(double share) {
