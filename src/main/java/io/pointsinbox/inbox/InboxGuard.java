@@ -205,7 +205,7 @@ public class InboxGuard {
      * failed on the unique index and can run no further statement.
      */
     @Transactional(TxType.REQUIRES_NEW)
-    public Optional<InboxMessage> original(String consumer, java.util.UUID messageId) {
+    public Optional<InboxMessage> original(String consumer, UUID messageId) {
         return Optional.ofNullable(originals(consumer, List.of(messageId)).get(messageId));
     }
 

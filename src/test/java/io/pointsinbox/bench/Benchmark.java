@@ -12,10 +12,12 @@ import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.locks.LockSupport;
@@ -285,12 +287,9 @@ public final class Benchmark {
      */
     private void preloadAfterWarmUp(List<String> stream) throws Exception {
         if (warmup > 0) {
-            List<String> warm = new ArrayList<>();
-            for (int i = 0; i < warmup; i++) {
-                warm.add(AmqpTestClient.grant(UUID.randomUUID(), 1 + i % 1000, 10));
-            }
+            List<String> warm = distinct(warmup);
             warm.addAll(warm);
-            java.util.Collections.shuffle(warm, new java.util.Random(7));
+            Collections.shuffle(warm, new Random(7));
             preload(warm);
         }
         preload(stream);
@@ -298,16 +297,22 @@ public final class Benchmark {
 
     private List<String> stream(double share) {
         int unique = (int) Math.round(messages * (1 - share));
-        List<String> distinct = new ArrayList<>();
-        for (int i = 0; i < unique; i++) {
-            distinct.add(AmqpTestClient.grant(UUID.randomUUID(), 1 + i % 1000, 10));
-        }
+        List<String> distinct = distinct(unique);
         List<String> all = new ArrayList<>(distinct);
         for (int i = unique; i < messages; i++) {
             all.add(distinct.get(i % unique));
         }
-        java.util.Collections.shuffle(all, new java.util.Random(42));
+        Collections.shuffle(all, new Random(42));
         return all;
+    }
+
+    /** Grants with fresh ids, spread over 1,000 users. */
+    private static List<String> distinct(int count) {
+        List<String> grants = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            grants.add(AmqpTestClient.grant(UUID.randomUUID(), 1 + i % 1000, 10));
+        }
+        return grants;
     }
 
     private static void preload(List<String> stream) throws Exception {
