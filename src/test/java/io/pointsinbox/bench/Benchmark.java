@@ -46,7 +46,7 @@ public final class Benchmark {
     private final List<Double> duplicateShares = doubles(System.getProperty("bench.duplicates", "0,0.2"));
     private final int repeats = Integer.getInteger("bench.repeats", 3);
     /** Distinct warm-up messages queued (twice) ahead of each measured stream; 0 measures from a cold JVM. */
-    private final int warmup = Integer.getInteger("bench.warmup", 20_000);
+    private final int warmup = Integer.getInteger("bench.warmup", 60_000);
     private final int pgbenchSeconds = Integer.getInteger("bench.pgbench-seconds", 10);
     /** Old inbox rows planted before the cleanup runs; 0 skips the cleanup comparison. */
     private final int cleanupRows = Integer.getInteger("bench.cleanup-rows", 1_000_000);
