@@ -16,6 +16,7 @@ import org.jboss.logging.Logger;
 
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
 import io.smallrye.reactive.messaging.ChannelRegistry;
 import io.smallrye.reactive.messaging.PausableChannel;
 
@@ -74,6 +75,10 @@ public class GracefulStop {
         });
     }
 
+    void onStart(@Observes StartupEvent event) {
+        ShutdownDisconnectFilter.running();
+    }
+
     void onShutdownDelay(@Observes ShutdownDelayInitiatedEvent event) {
         pause();
     }
@@ -109,6 +114,7 @@ public class GracefulStop {
 
     private void pause() {
         if (stopping.compareAndSet(false, true)) {
+            ShutdownDisconnectFilter.stopping();
             PausableChannel channel = channels.getPausable(PointsGrantedConsumer.CHANNEL);
             if (channel != null) {
                 channel.pause();
