@@ -21,7 +21,8 @@ class ShutdownDisconnectFilterTest {
 
     @Test
     void dropsTheDisconnectErrorOnlyDuringShutdown() {
-        assertTrue(filter.isLoggable(disconnect("Connection disconnected")), "while running, a lost broker is an error");
+        assertTrue(filter.isLoggable(disconnect("Connection disconnected")),
+                "while running, a lost broker is an error");
         ShutdownDisconnectFilter.stopping();
         assertFalse(filter.isLoggable(disconnect("Connection disconnected")), "the service's own close, at shutdown");
         ShutdownDisconnectFilter.running();
@@ -46,7 +47,8 @@ class ShutdownDisconnectFilterTest {
     }
 
     private static LogRecord disconnect(String cause) {
-        LogRecord record = new LogRecord(Level.SEVERE, "SRMSG16214: AMQP Connection failure [Error Occurred After Shutdown]");
+        LogRecord record = new LogRecord(Level.SEVERE,
+                "SRMSG16214: AMQP Connection failure [Error Occurred After Shutdown]");
         record.setLoggerName("io.smallrye.reactive.messaging.amqp");
         record.setThrown(new Exception(cause));
         return record;
