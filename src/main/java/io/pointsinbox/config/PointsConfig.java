@@ -44,4 +44,11 @@ public interface PointsConfig {
     @WithDefault("DLQ")
     @NotBlank
     String deadLetterAddress();
+
+    /**
+     * How long a poison message waits for the broker to confirm its dead-letter copy; past it the delivery is handed
+     * back for redelivery instead of holding a worker (POINTS_DEAD_LETTER_TIMEOUT).
+     */
+    @WithDefault("10s")
+    java.time.Duration deadLetterTimeout();
 }

@@ -22,6 +22,12 @@ public class StartupChecks {
             throw new IllegalStateException("No key to verify bearer tokens: set POINTS_JWT_PUBLIC_KEY_LOCATION "
                     + "(mp.jwt.verify.publickey.location) to the issuer's public key or JWKS URL");
         }
+        java.time.Duration transactionTimeout = config.getOptionalValue(
+                "quarkus.transaction-manager.default-transaction-timeout", java.time.Duration.class)
+                .orElse(java.time.Duration.ofSeconds(60));
+        deadLetterTimeoutProblem(points.deadLetterTimeout(), transactionTimeout).ifPresent(problem -> {
+            throw new IllegalStateException(problem);
+        });
         int pool = config.getOptionalValue("quarkus.datasource.jdbc.max-size", Integer.class).orElse(20);
         // A duplicate reads the first delivery's record in a second transaction while its own is still open. In
         // batched mode the workers only wait: the batch threads run every transaction.
@@ -32,6 +38,20 @@ public class StartupChecks {
             throw new IllegalStateException("POINTS_DB_POOL_SIZE (quarkus.datasource.jdbc.max-size=" + pool
                     + ") must be at least twice " + setting + transactions + ")");
         }
+    }
+
+    /**
+     * A poison message waits for its dead-letter copy inside the delivery's transaction: a bound at or past the
+     * transaction timeout would let the transaction be aborted under it first.
+     */
+    static java.util.Optional<String> deadLetterTimeoutProblem(java.time.Duration timeout,
+            java.time.Duration transactionTimeout) {
+        if (!timeout.isNegative() && !timeout.isZero() && timeout.compareTo(transactionTimeout) < 0) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of("POINTS_DEAD_LETTER_TIMEOUT (points.dead-letter-timeout=" + timeout + ") must "
+                + "be above zero and below the transaction timeout (quarkus.transaction-manager."
+                + "default-transaction-timeout=" + transactionTimeout + ")");
     }
 
     /**

@@ -38,6 +38,7 @@ public class InboxMetrics {
     public static final String BATCH_SIZE = "points.inbox.batch.size";
     public static final String BATCH_QUEUED = "points.inbox.batch.queued";
     public static final String BATCH_ROLLBACKS = "points.inbox.batch.rollbacks";
+    public static final String DEAD_LETTER_UNCONFIRMED = "points.inbox.dead.letter.unconfirmed";
     /** Duplicate classes: see {@link Recording#duplicate}. */
     public static final List<String> DUPLICATE_CLASSES = List.of("in_flight", "redelivery",
             "id_conflict");
@@ -67,6 +68,7 @@ public class InboxMetrics {
             timer(config.consumer(), outcome);
         }
         registry.counter(REDELIVERED, "consumer", config.consumer());
+        deadLetterUnconfirmedCounter(config.consumer());
         for (String duplicateClass : DUPLICATE_CLASSES) {
             duplicateCounter(config.consumer(), duplicateClass);
         }
@@ -106,6 +108,22 @@ public class InboxMetrics {
         if ("failed".equals(outcome)) {
             failures.fire(new DeliveryFailed(consumer));
         }
+    }
+
+    /**
+     * A poison message whose dead-letter copy the broker did not confirm in time: the attempt counts as failed and
+     * the message is redelivered.
+     */
+    public void deadLetterUnconfirmed(String consumer, long startNanos) {
+        deadLetterUnconfirmedCounter(consumer).increment();
+        count(consumer, "failed", startNanos);
+    }
+
+    private Counter deadLetterUnconfirmedCounter(String consumer) {
+        return Counter.builder(DEAD_LETTER_UNCONFIRMED)
+                .description("Dead-letter copies the broker did not confirm within POINTS_DEAD_LETTER_TIMEOUT")
+                .tag("consumer", consumer)
+                .register(registry);
     }
 
     /** A message rejected before it reached the inbox (poison, bad HTTP input, or too old). */

@@ -19,4 +19,20 @@ class StartupChecksTest {
     void aWindowCoveringTheBudgetIsAccepted() {
         assertTrue(StartupChecks.retentionProblem(Duration.ofDays(7), Duration.ofDays(3)).isEmpty());
     }
+
+    @Test
+    void aDeadLetterTimeoutThatIsZeroOrReachesTheTransactionTimeoutIsRefusedNamingTheSetting() {
+        Duration transaction = Duration.ofSeconds(60);
+        for (Duration timeout : new Duration[] {Duration.ZERO, Duration.ofSeconds(-1), transaction,
+                Duration.ofMinutes(5)}) {
+            String problem = StartupChecks.deadLetterTimeoutProblem(timeout, transaction).orElseThrow(
+                    () -> new AssertionError(timeout + " should be refused"));
+            assertTrue(problem.contains("POINTS_DEAD_LETTER_TIMEOUT"), problem);
+        }
+    }
+
+    @Test
+    void aDeadLetterTimeoutBelowTheTransactionTimeoutIsAccepted() {
+        assertTrue(StartupChecks.deadLetterTimeoutProblem(Duration.ofSeconds(10), Duration.ofSeconds(60)).isEmpty());
+    }
 }

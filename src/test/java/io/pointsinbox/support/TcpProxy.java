@@ -8,20 +8,30 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntSupplier;
 
 /**
  * A loopback TCP proxy that a test can cut: every open connection is dropped and new ones are refused until it is
- * restored. Put in front of PostgreSQL it plays a database that becomes unreachable.
+ * restored. Put in front of PostgreSQL it plays a database that becomes unreachable. It can also be frozen: the
+ * connections stay open but no byte passes in either direction until it is thawed, as on a network path that
+ * silently drops packets.
  */
 public final class TcpProxy implements AutoCloseable {
 
     private final String targetHost;
-    private final int targetPort;
+    private final IntSupplier targetPort;
+    private final Object gate = new Object();
+    private volatile boolean frozen;
     private final int port;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private volatile ServerSocket server;
 
     public TcpProxy(String targetHost, int targetPort) throws IOException {
+        this(targetHost, () -> targetPort);
+    }
+
+    /** A proxy whose target port is looked up at each new connection (a broker that restarts on a new port). */
+    public TcpProxy(String targetHost, IntSupplier targetPort) throws IOException {
         this.targetHost = targetHost;
         this.targetPort = targetPort;
         try (ServerSocket probe = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
@@ -46,6 +56,26 @@ public final class TcpProxy implements AutoCloseable {
         sockets.clear();
     }
 
+    /** Holds every byte, in both directions, until {@link #thaw()}; connections stay open. */
+    public void freeze() {
+        frozen = true;
+    }
+
+    public void thaw() {
+        synchronized (gate) {
+            frozen = false;
+            gate.notifyAll();
+        }
+    }
+
+    private void awaitThawed() throws InterruptedException {
+        synchronized (gate) {
+            while (frozen) {
+                gate.wait();
+            }
+        }
+    }
+
     public synchronized void restore() throws IOException {
         if (server != null) {
             return;
@@ -63,7 +93,7 @@ public final class TcpProxy implements AutoCloseable {
         while (!listening.isClosed()) {
             try {
                 Socket client = listening.accept();
-                Socket upstream = new Socket(targetHost, targetPort);
+                Socket upstream = new Socket(targetHost, targetPort.getAsInt());
                 client.setTcpNoDelay(true);
                 upstream.setTcpNoDelay(true);
                 sockets.add(client);
@@ -82,11 +112,14 @@ public final class TcpProxy implements AutoCloseable {
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int read;
                 while ((read = in.read(buffer)) >= 0) {
+                    awaitThawed();
                     out.write(buffer, 0, read);
                     out.flush();
                 }
             } catch (IOException e) {
                 // one side went away: close both below
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             } finally {
                 closeQuietly(from);
                 closeQuietly(to);
