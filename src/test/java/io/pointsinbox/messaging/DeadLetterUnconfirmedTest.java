@@ -38,8 +38,9 @@ class DeadLetterUnconfirmedTest extends InboxTestBase {
     private static final String MALFORMED = "body: malformed JSON";
 
     @AfterEach
-    void thaw() {
+    void mendTheLink() throws Exception {
         DeadLetterLink.proxy().thaw();
+        DeadLetterLink.proxy().restore();
     }
 
     @Test
@@ -85,6 +86,40 @@ class DeadLetterUnconfirmedTest extends InboxTestBase {
         assertTrue(reasons.size() <= ArtemisTestResource.MAX_DELIVERY_ATTEMPTS + 1,
                 "at most one copy per attempt plus the broker's: " + reasons);
         assertEquals(5, Ledger.balance(CONSUMER, 909), "the valid message was applied once");
+        assertEquals(1, Ledger.totalRows("inbox_message"), "nothing stored for the poison message");
+        assertNothingUnacknowledged();
+    }
+
+    @Test
+    void poisonArrivingWhileTheDeadLetterLinkIsCutIsHandedBackAndDeadLetteredAfterItReconnects() throws Exception {
+        UUID valid = UUID.randomUUID();
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.sendText("{first, while the link works");
+            await("poison dead-lettered over the working link").atMost(Duration.ofSeconds(30))
+                    .until(() -> deadLettered() == 1);
+            awaitDrained();
+            ArtemisTestResource.purge(ArtemisTestResource.DEAD_LETTER);
+
+            double unconfirmedBefore = unconfirmed();
+            double processedBefore = Metrics.messages(CONSUMER, "processed");
+            DeadLetterLink.proxy().cut();
+            sender.sendText("{second, while the link is cut");
+            sender.sendText(grant(valid, 910, 7));
+            // Whether the connector fails the send or never answers it, the attempt ends within the bound.
+            await("the dead-letter copy that cannot be sent hands the poison back")
+                    .atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> unconfirmed() > unconfirmedBefore);
+            awaitCounter("processed", 1, processedBefore);
+            DeadLetterLink.proxy().restore();
+        }
+        await("poison dead-lettered once the link is back").atMost(Duration.ofSeconds(45))
+                .until(() -> deadLettered() >= 1);
+        awaitDrained();
+
+        List<String> reasons = ArtemisTestResource.browse(ArtemisTestResource.DEAD_LETTER, DeadLetters.REASON);
+        assertTrue(reasons.stream().allMatch(reason -> reason == null || reason.startsWith(MALFORMED)),
+                "only the poison message was dead-lettered: " + reasons);
+        assertEquals(7, Ledger.balance(CONSUMER, 910), "the valid message was applied once");
         assertEquals(1, Ledger.totalRows("inbox_message"), "nothing stored for the poison message");
         assertNothingUnacknowledged();
     }
