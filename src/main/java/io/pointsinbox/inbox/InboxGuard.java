@@ -47,9 +47,23 @@ public class InboxGuard {
             returning message_id
             """;
 
-    private static final String ORIGINALS = """
-            select message_id, payload_hash, outcome, received_at, message_type, payload_json
-            from inbox_message where consumer = ? and message_id = any(?)
+    /**
+     * One unique-index probe per id, whatever the planner's statistics say. The obvious {@code where consumer = ?
+     * and message_id = any(?)} is a prepared statement whose generic plan PostgreSQL builds once per connection: built
+     * while the table is small or has no statistics (a new deployment, autovacuum off), it probes the index by
+     * consumer alone and filters the ids, reading every row of the consumer for each duplicate, and keeps doing so
+     * as the inbox grows, until an ANALYZE replans it. The lateral subquery with its {@code limit} cannot be
+     * flattened into a join: each id is an equality on both columns of the unique index. {@code InboxPlanTest}
+     * checks the plan.
+     */
+    static final String ORIGINALS = """
+            select i.message_id, i.payload_hash, i.outcome, i.received_at, i.message_type, i.payload_json
+            from unnest(?::uuid[]) as k(message_id)
+            cross join lateral (
+                select m.message_id, m.payload_hash, m.outcome, m.received_at, m.message_type, m.payload_json
+                from inbox_message m
+                where m.consumer = ? and m.message_id = k.message_id
+                limit 1) i
             """;
 
     private record Key(String consumer, UUID messageId) {
@@ -159,8 +173,8 @@ public class InboxGuard {
         // Read as plain values, not managed entities: nothing for the flush at commit to check.
         return Panache.getSession().doReturningWork(connection -> {
             try (PreparedStatement select = connection.prepareStatement(ORIGINALS)) {
-                select.setString(1, consumer);
-                select.setArray(2, connection.createArrayOf("uuid", messageIds.toArray()));
+                select.setArray(1, connection.createArrayOf("uuid", messageIds.toArray()));
+                select.setString(2, consumer);
                 Map<UUID, InboxMessage> originals = new HashMap<>();
                 try (ResultSet rows = select.executeQuery()) {
                     while (rows.next()) {

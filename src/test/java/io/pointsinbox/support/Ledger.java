@@ -64,6 +64,11 @@ public final class Ledger {
         }
     }
 
+    /** A direct connection to the test database, outside the application. */
+    public static Connection connection() throws SQLException {
+        return connect();
+    }
+
     private static Connection connect() throws SQLException {
         var config = ConfigProvider.getConfig();
         return DriverManager.getConnection(setting(PostgresTestDatabase.DIRECT_URL),

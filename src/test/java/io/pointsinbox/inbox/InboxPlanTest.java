@@ -1,0 +1,130 @@
+package io.pointsinbox.inbox;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+
+import io.pointsinbox.support.ArtemisTestResource;
+import io.pointsinbox.support.Ledger;
+import io.pointsinbox.support.PostgresTestDatabase;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+
+/**
+ * The lookup of a duplicate's original must stay one index probe per id however the inbox grows after its plan was
+ * made. PostgreSQL builds a prepared statement's generic plan once per connection and keeps it until something
+ * invalidates it (an ANALYZE, a schema change): a plan made while the table was small, or had no statistics, must
+ * not turn into a scan of every row of the consumer once it holds thousands.
+ */
+@QuarkusTest
+@QuarkusTestResource(ArtemisTestResource.class)
+@QuarkusTestResource(PostgresTestDatabase.class)
+class InboxPlanTest {
+
+    private static final String SCHEMA = "inbox_plan_probe";
+
+    @Test
+    void aDuplicatesOriginalIsReadByItsKeyEvenWithAPlanMadeWhenTheTableWasSmall() throws SQLException {
+        try (Connection connection = Ledger.connection(); Statement statement = connection.createStatement()) {
+            statement.execute("drop schema if exists " + SCHEMA + " cascade");
+            statement.execute("create schema " + SCHEMA);
+            try {
+                statement.execute("create table " + SCHEMA + ".inbox_message (like public.inbox_message including all)");
+                statement.execute("set search_path = " + SCHEMA);
+                insertRows(statement, 1, 20);
+                String ids = ids(statement);
+                // The plan a long-lived pooled connection would keep: generic, made on the small table.
+                statement.execute("set plan_cache_mode = force_generic_plan");
+                statement.execute("prepare originals as " + numbered(InboxGuard.ORIGINALS));
+                String arguments = "('" + ids + "'::uuid[], 'points-ledger')";
+                assertEquals(3, count(statement, "execute originals" + arguments), "the three originals found");
+
+                insertRows(statement, 21, 20_000);
+                List<String> plan = lines(statement, "explain (analyze, buffers) execute originals" + arguments);
+                String text = String.join("\n", plan);
+                assertTrue(text.contains("message_id = k.message_id"), "each id probes the unique index:\n" + text);
+                assertFalse(text.contains("Rows Removed by Filter"), "no row read and thrown away:\n" + text);
+                assertTrue(buffers(text) < 100, "a few index pages per id, not the table:\n" + text);
+                assertEquals(3, count(statement, "execute originals" + arguments), "the three originals found");
+            } finally {
+                statement.execute("deallocate all");
+                statement.execute("reset search_path");
+                statement.execute("drop schema " + SCHEMA + " cascade");
+            }
+        }
+    }
+
+    private static void insertRows(Statement statement, int from, int to) throws SQLException {
+        statement.execute("insert into inbox_message (id, consumer, message_id, message_type, payload_json, "
+                + "payload_hash, outcome, received_at) select g, 'points-ledger', gen_random_uuid(), "
+                + "'PointsGranted.v1', '{}', 'hash', 'PROCESSED', now() from generate_series(" + from + ", " + to
+                + ") g");
+    }
+
+    private static String ids(Statement statement) throws SQLException {
+        try (ResultSet rows = statement.executeQuery(
+                "select array_agg(message_id)::text from (select message_id from inbox_message limit 3) s")) {
+            rows.next();
+            return rows.getString(1);
+        }
+    }
+
+    /** JDBC's positional markers as the numbered parameters of a server-side PREPARE. */
+    private static String numbered(String sql) {
+        StringBuilder out = new StringBuilder();
+        int n = 0;
+        for (char c : sql.toCharArray()) {
+            if (c == '?') {
+                out.append('$').append(++n);
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
+    }
+
+    private static int count(Statement statement, String sql) throws SQLException {
+        int count = 0;
+        try (ResultSet rows = statement.executeQuery(sql)) {
+            while (rows.next()) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    private static List<String> lines(Statement statement, String sql) throws SQLException {
+        List<String> lines = new ArrayList<>();
+        try (ResultSet rows = statement.executeQuery(sql)) {
+            while (rows.next()) {
+                lines.add(rows.getString(1));
+            }
+        }
+        return lines;
+    }
+
+    /** Shared buffers the top plan node touched. */
+    private static int buffers(String plan) {
+        Matcher shared = Pattern.compile("Buffers: shared((?: \\w+=\\d+)+)").matcher(plan);
+        if (!shared.find()) {
+            throw new AssertionError("no buffer counts in\n" + plan);
+        }
+        int touched = 0;
+        Matcher count = Pattern.compile("(hit|read)=(\\d+)").matcher(shared.group(1));
+        while (count.find()) {
+            touched += Integer.parseInt(count.group(2));
+        }
+        return touched;
+    }
+}
