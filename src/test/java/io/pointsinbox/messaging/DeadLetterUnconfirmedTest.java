@@ -47,11 +47,7 @@ class DeadLetterUnconfirmedTest extends InboxTestBase {
     void poisonWhoseDeadLetterCopyIsNotConfirmedIsHandedBackAndDeadLetteredWhenTheLinkRecovers() throws Exception {
         UUID valid = UUID.randomUUID();
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
-            sender.sendText("{first, while the link works");
-            await("poison dead-lettered over the working link").atMost(Duration.ofSeconds(30))
-                    .until(() -> deadLettered() == 1);
-            awaitDrained();
-            ArtemisTestResource.purge(ArtemisTestResource.DEAD_LETTER);
+            deadLetterOneOverTheWorkingLink(sender);
 
             double unconfirmedBefore = unconfirmed();
             double redeliveredBefore = redelivered();
@@ -94,11 +90,7 @@ class DeadLetterUnconfirmedTest extends InboxTestBase {
     void poisonArrivingWhileTheDeadLetterLinkIsCutIsHandedBackAndDeadLetteredAfterItReconnects() throws Exception {
         UUID valid = UUID.randomUUID();
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
-            sender.sendText("{first, while the link works");
-            await("poison dead-lettered over the working link").atMost(Duration.ofSeconds(30))
-                    .until(() -> deadLettered() == 1);
-            awaitDrained();
-            ArtemisTestResource.purge(ArtemisTestResource.DEAD_LETTER);
+            deadLetterOneOverTheWorkingLink(sender);
 
             double unconfirmedBefore = unconfirmed();
             double processedBefore = Metrics.messages(CONSUMER, "processed");
@@ -122,6 +114,15 @@ class DeadLetterUnconfirmedTest extends InboxTestBase {
         assertEquals(7, Ledger.balance(CONSUMER, 910), "the valid message was applied once");
         assertEquals(1, Ledger.totalRows("inbox_message"), "nothing stored for the poison message");
         assertNothingUnacknowledged();
+    }
+
+    /** The link is up and carries a dead letter before the test breaks it. */
+    private static void deadLetterOneOverTheWorkingLink(AmqpTestClient sender) throws Exception {
+        sender.sendText("{first, while the link works");
+        await("poison dead-lettered over the working link").atMost(Duration.ofSeconds(30))
+                .until(() -> deadLettered() == 1);
+        awaitDrained();
+        ArtemisTestResource.purge(ArtemisTestResource.DEAD_LETTER);
     }
 
     private static double unconfirmed() {
