@@ -1,7 +1,6 @@
 package io.pointsinbox.support;
 
 import java.io.IOException;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -62,7 +61,7 @@ public class DeadLetterLink implements QuarkusTestResourceLifecycleManager {
 
         @Override
         public Map<String, String> getConfigOverrides() {
-            return new HashMap<>(new BatchedMode().getConfigOverrides());
+            return new BatchedMode().getConfigOverrides();
         }
     }
 }
