@@ -21,6 +21,8 @@ import io.pointsinbox.config.PointsConfig;
 @ApplicationScoped
 public class EnvelopeReader {
 
+    private static final MessageDigest SHA_256 = newSha256();
+
     private final ObjectMapper mapper;
     private final PointsConfig config;
 
@@ -104,10 +106,23 @@ public class EnvelopeReader {
 
     /** Hash of what the message asks for, so that a reused id with a different effect can be told apart. */
     private static String hash(MessageType type, long userId, long amount) {
+        byte[] digest = sha256().digest((type.wireName() + '\n' + userId + '\n' + amount)
+                .getBytes(StandardCharsets.UTF_8));
+        return HexFormat.of().formatHex(digest);
+    }
+
+    /** A fresh digest, cloned: looking the algorithm up among the security providers costs more than hashing. */
+    private static MessageDigest sha256() {
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-256")
-                    .digest((type.wireName() + '\n' + userId + '\n' + amount).getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(digest);
+            return (MessageDigest) SHA_256.clone();
+        } catch (CloneNotSupportedException e) {
+            throw new IllegalStateException("the SHA-256 digest cannot be cloned", e);
+        }
+    }
+
+    private static MessageDigest newSha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required by every JVM", e);
         }

@@ -1,6 +1,7 @@
 package io.pointsinbox.points;
 
 import java.io.Serializable;
+import java.sql.PreparedStatement;
 import java.util.Optional;
 
 import jakarta.persistence.Column;
@@ -32,20 +33,32 @@ public class UserPoints extends PanacheEntityBase {
         return findByIdOptional(new Key(consumer, userId));
     }
 
+    private static final String CREDIT = """
+            insert into user_points (consumer, user_id, balance) values (?, ?, ?)
+            on conflict (consumer, user_id) do update set balance = user_points.balance + excluded.balance
+            """;
+
+    private static final String DEBIT = """
+            update user_points set balance = balance - ?
+            where consumer = ? and user_id = ? and balance >= ?
+            """;
+
     /**
      * Adds to a balance, creating the row on a user's first grant. A single upsert rather than find-then-persist:
      * two first grants for a new user racing on the primary key must both land, and the row lock it takes
-     * serialises concurrent grants to one user without a lost update.
+     * serialises concurrent grants to one user without a lost update. Run as a plain statement on the session's
+     * connection: a Hibernate native query would parse the SQL, flush the session and plan a cache clean-up on every
+     * call, which cost about a sixth of the service's CPU per message.
      */
     static void credit(String consumer, long userId, long amount) {
-        getEntityManager().createNativeQuery("""
-                insert into user_points (consumer, user_id, balance) values (?1, ?2, ?3)
-                on conflict (consumer, user_id) do update set balance = user_points.balance + excluded.balance
-                """)
-                .setParameter(1, consumer)
-                .setParameter(2, userId)
-                .setParameter(3, amount)
-                .executeUpdate();
+        getSession().doWork(connection -> {
+            try (PreparedStatement credit = connection.prepareStatement(CREDIT)) {
+                credit.setString(1, consumer);
+                credit.setLong(2, userId);
+                credit.setLong(3, amount);
+                credit.executeUpdate();
+            }
+        });
     }
 
     /**
@@ -55,14 +68,15 @@ public class UserPoints extends PanacheEntityBase {
      * @return whether the balance covered the amount (an unknown user has none)
      */
     static boolean debit(String consumer, long userId, long amount) {
-        return getEntityManager().createNativeQuery("""
-                update user_points set balance = balance - ?3
-                where consumer = ?1 and user_id = ?2 and balance >= ?3
-                """)
-                .setParameter(1, consumer)
-                .setParameter(2, userId)
-                .setParameter(3, amount)
-                .executeUpdate() == 1;
+        return getSession().doReturningWork(connection -> {
+            try (PreparedStatement debit = connection.prepareStatement(DEBIT)) {
+                debit.setLong(1, amount);
+                debit.setString(2, consumer);
+                debit.setLong(3, userId);
+                debit.setLong(4, amount);
+                return debit.executeUpdate() == 1;
+            }
+        });
     }
 
     /** Composite key: the consumer scopes the ledger. */
