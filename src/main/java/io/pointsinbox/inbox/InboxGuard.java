@@ -1,7 +1,9 @@
 package io.pointsinbox.inbox;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -17,7 +19,10 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import javax.sql.DataSource;
+
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.PersistenceException;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.Transactional;
@@ -81,9 +86,11 @@ public class InboxGuard {
      */
     private final ConcurrentHashMap<Key, Running> running = new ConcurrentHashMap<>();
     private final TransactionSynchronizationRegistry transactions;
+    private final DataSource dataSource;
 
-    InboxGuard(TransactionSynchronizationRegistry transactions) {
+    InboxGuard(TransactionSynchronizationRegistry transactions, DataSource dataSource) {
         this.transactions = transactions;
+        this.dataSource = dataSource;
     }
 
     /**
@@ -171,27 +178,30 @@ public class InboxGuard {
             return Map.of();
         }
         // Read as plain values, not managed entities: nothing for the flush at commit to check.
-        return Panache.getSession().doReturningWork(connection -> {
-            try (PreparedStatement select = connection.prepareStatement(ORIGINALS)) {
-                select.setArray(1, connection.createArrayOf("uuid", messageIds.toArray()));
-                select.setString(2, consumer);
-                Map<UUID, InboxMessage> originals = new HashMap<>();
-                try (ResultSet rows = select.executeQuery()) {
-                    while (rows.next()) {
-                        InboxMessage row = new InboxMessage();
-                        row.consumer = consumer;
-                        row.messageId = rows.getObject(1, UUID.class);
-                        row.payloadHash = rows.getString(2);
-                        row.outcome = InboxOutcome.valueOf(rows.getString(3));
-                        row.receivedAt = rows.getObject(4, OffsetDateTime.class).toInstant();
-                        row.messageType = rows.getString(5);
-                        row.payloadJson = rows.getString(6);
-                        originals.put(row.messageId, row);
-                    }
+        return Panache.getSession().doReturningWork(connection -> read(connection, consumer, messageIds));
+    }
+
+    private static Map<UUID, InboxMessage> read(Connection connection, String consumer, Collection<UUID> messageIds)
+            throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(ORIGINALS)) {
+            select.setArray(1, connection.createArrayOf("uuid", messageIds.toArray()));
+            select.setString(2, consumer);
+            Map<UUID, InboxMessage> originals = new HashMap<>();
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    InboxMessage row = new InboxMessage();
+                    row.consumer = consumer;
+                    row.messageId = rows.getObject(1, UUID.class);
+                    row.payloadHash = rows.getString(2);
+                    row.outcome = InboxOutcome.valueOf(rows.getString(3));
+                    row.receivedAt = rows.getObject(4, OffsetDateTime.class).toInstant();
+                    row.messageType = rows.getString(5);
+                    row.payloadJson = rows.getString(6);
+                    originals.put(row.messageId, row);
                 }
-                return originals;
             }
-        });
+            return originals;
+        }
     }
 
     /** Registers a running claim of a key until its transaction ends. */
@@ -215,12 +225,18 @@ public class InboxGuard {
     }
 
     /**
-     * The committed claim that made a delivery a duplicate. Read in a transaction of its own: the caller's has
-     * failed on the unique index and can run no further statement.
+     * The committed claim that made a delivery a duplicate. The caller's transaction has failed on the unique index
+     * and can run no further statement, so this is read outside it, as one auto-commit statement on a connection of
+     * its own: no second transaction to begin and commit, no session (a duplicate then costs the service about as much
+     * CPU as a fresh message). Only telemetry and the id-conflict check use it; the decision was the index's.
      */
-    @Transactional(TxType.REQUIRES_NEW)
+    @Transactional(TxType.NOT_SUPPORTED)
     public Optional<InboxMessage> original(String consumer, UUID messageId) {
-        return Optional.ofNullable(originals(consumer, List.of(messageId)).get(messageId));
+        try (Connection connection = dataSource.getConnection()) {
+            return Optional.ofNullable(read(connection, consumer, List.of(messageId)).get(messageId));
+        } catch (SQLException e) {
+            throw new PersistenceException("could not read the inbox row of message " + messageId, e);
+        }
     }
 
     /**
