@@ -29,7 +29,7 @@ public class StartupChecks {
             throw new IllegalStateException(problem);
         });
         int pool = config.getOptionalValue("quarkus.datasource.jdbc.max-size", Integer.class).orElse(20);
-        // A duplicate reads the first delivery's record in a second transaction while its own is still open. In
+        // A duplicate reads the first delivery's record on a second connection while its transaction is still open. In
         // batched mode the workers only wait: the batch threads run every transaction.
         int transactions = batch.enabled() ? batch.threads() : points.concurrency();
         if (pool < 2 * transactions) {
