@@ -18,6 +18,16 @@ import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
 @IdClass(UserPoints.Key.class)
 public class UserPoints extends PanacheEntityBase {
 
+    private static final String CREDIT = """
+            insert into user_points (consumer, user_id, balance) values (?, ?, ?)
+            on conflict (consumer, user_id) do update set balance = user_points.balance + excluded.balance
+            """;
+
+    private static final String DEBIT = """
+            update user_points set balance = balance - ?
+            where consumer = ? and user_id = ? and balance >= ?
+            """;
+
     @Id
     @Column(nullable = false, length = 100)
     public String consumer;
@@ -32,16 +42,6 @@ public class UserPoints extends PanacheEntityBase {
     public static Optional<UserPoints> find(String consumer, long userId) {
         return findByIdOptional(new Key(consumer, userId));
     }
-
-    private static final String CREDIT = """
-            insert into user_points (consumer, user_id, balance) values (?, ?, ?)
-            on conflict (consumer, user_id) do update set balance = user_points.balance + excluded.balance
-            """;
-
-    private static final String DEBIT = """
-            update user_points set balance = balance - ?
-            where consumer = ? and user_id = ? and balance >= ?
-            """;
 
     /**
      * Adds to a balance, creating the row on a user's first grant. A single upsert rather than find-then-persist:
