@@ -380,9 +380,11 @@ public final class Benchmark {
             double dups = median(samples.get("app batched duplicates-only c" + batchWorkers));
             md.append(String.format("%n| batched mode, %d workers (messages in flight) | pgbench tx/s, %d clients |"
                     + " batched fresh msg/s | batched/pgbench | batched duplicates only msg/s |"
-                    + " batched duplicates/fresh |%n|---|---|---|---|---|---|%n| two batch transactions | %.0f | %.0f |"
-                    + " %.2f | %.0f | %.2f |%n", batchWorkers, batchWorkers, pg, fresh, fresh / pg, dups,
-                    dups / fresh));
+                    + " batched duplicates/fresh |%n|---|---|---|---|---|---|%n| %s | %.0f | %.0f |"
+                    + " %.2f | %.0f | %.2f |%n", batchWorkers, batchWorkers,
+                    appJvmOptions.isEmpty() ? "default settings (two batch threads)"
+                            : "application options `" + String.join(" ", appJvmOptions) + "`",
+                    pg, fresh, fresh / pg, dups, dups / fresh));
         }
         if (cleanupRows > 0) {
             double off = median(samples.get("app 0% c" + cleanupConcurrency + ", no cleanup"));
