@@ -49,6 +49,7 @@ public class GrantBatcher {
     private final InboxMetrics metrics;
     private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
     private final List<Thread> threads = new ArrayList<>();
+    private volatile boolean stopped;
 
     GrantBatcher(BatchConfig config, PointsConfig points, PointsMessageHandler handler, InboxMetrics metrics) {
         this.config = config;
@@ -74,17 +75,22 @@ public class GrantBatcher {
 
     /** After {@link GracefulStop} has let the deliveries in flight finish: nothing is queued any more. */
     void stop(@Observes @Priority(Interceptor.Priority.PLATFORM_AFTER) ShutdownEvent event) {
+        stopped = true;
         threads.forEach(Thread::interrupt);
         List<Pending> left = new ArrayList<>();
         queue.drainTo(left);
-        left.forEach(pending -> pending.result().completeExceptionally(
-                new IllegalStateException("shutting down: this delivery goes back to the broker")));
+        left.forEach(GrantBatcher::handBack);
     }
 
     /** Applies a delivery in the next batch and waits for its commit; throws if the delivery failed. */
     public ProcessingResult apply(PointsEnvelope envelope) {
         Pending pending = new Pending(new BatchMember(envelope, System.nanoTime()), new CompletableFuture<>());
         queue.add(pending);
+        // A delivery queued after stop() drained the queue would wait for a batch thread that is gone: either the
+        // drain took it, or this sees the flag it set first.
+        if (stopped && queue.remove(pending)) {
+            handBack(pending);
+        }
         try {
             return pending.result().get();
         } catch (ExecutionException e) {
@@ -93,6 +99,11 @@ public class GrantBatcher {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while its batch was running", e);
         }
+    }
+
+    private static void handBack(Pending pending) {
+        pending.result().completeExceptionally(
+                new IllegalStateException("shutting down: this delivery goes back to the broker"));
     }
 
     private void run() {
