@@ -2,6 +2,7 @@ package io.pointsinbox.points;
 
 import java.sql.PreparedStatement;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.SortedMap;
@@ -31,6 +32,12 @@ public class PointsLedger {
             insert into point_grant (id, consumer, granted_at, kind, user_id, amount, message_id)
             select nextval('point_grant_seq'), ?, ?, 'GRANT', t.user_id, t.amount, t.message_id
             from unnest(?::bigint[], ?::bigint[], ?::uuid[]) as t(user_id, amount, message_id)
+            """;
+
+    /** One ledger entry, as {@link #RECORD_ALL} writes a batch of them. */
+    private static final String RECORD = """
+            insert into point_grant (id, consumer, granted_at, kind, user_id, amount, message_id)
+            values (nextval('point_grant_seq'), ?, ?, ?, ?, ?, ?)
             """;
 
     private final Event<PointsApplied> applied;
@@ -99,15 +106,24 @@ public class PointsLedger {
     public record Grant(UUID messageId, long userId, long amount) {
     }
 
+    /**
+     * Writes the ledger entry with a prepared statement on the session's connection, in its transaction: the entry is
+     * never read or changed in that transaction, and an entity insert through Hibernate (the persist, then the
+     * insert at flush) cost about a tenth of the service's CPU per message.
+     */
     private void record(String consumer, UUID messageId, long userId, long signedAmount, PointGrant.Kind kind) {
-        PointGrant entry = new PointGrant();
-        entry.consumer = consumer;
-        entry.userId = userId;
-        entry.amount = signedAmount;
-        entry.kind = kind;
-        entry.messageId = messageId;
-        entry.grantedAt = Instant.now();
-        entry.persist();
+        OffsetDateTime at = Instant.now().atOffset(ZoneOffset.UTC);
+        Panache.getSession().doWork(connection -> {
+            try (PreparedStatement entry = connection.prepareStatement(RECORD)) {
+                entry.setString(1, consumer);
+                entry.setObject(2, at);
+                entry.setString(3, kind.name());
+                entry.setLong(4, userId);
+                entry.setLong(5, signedAmount);
+                entry.setObject(6, messageId);
+                entry.executeUpdate();
+            }
+        });
         applied.fire(new PointsApplied(consumer, messageId, userId, signedAmount));
     }
 }
