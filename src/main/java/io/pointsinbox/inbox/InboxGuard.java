@@ -71,6 +71,16 @@ public class InboxGuard {
                 limit 1) i
             """;
 
+    /**
+     * {@link #ORIGINALS} for one id, the per-message duplicate: both columns of the unique index by equality, no
+     * array to build and unnest. {@code InboxPlanTest} checks that its generic plan stays an index probe too.
+     */
+    static final String ORIGINAL = """
+            select m.message_id, m.payload_hash, m.outcome, m.received_at, m.message_type, m.payload_json
+            from inbox_message m
+            where m.consumer = ? and m.message_id = ?
+            """;
+
     private record Key(String consumer, UUID messageId) {
     }
 
@@ -189,19 +199,36 @@ public class InboxGuard {
             Map<UUID, InboxMessage> originals = new HashMap<>();
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
-                    InboxMessage row = new InboxMessage();
-                    row.consumer = consumer;
-                    row.messageId = rows.getObject(1, UUID.class);
-                    row.payloadHash = rows.getString(2);
-                    row.outcome = InboxOutcome.valueOf(rows.getString(3));
-                    row.receivedAt = rows.getObject(4, OffsetDateTime.class).toInstant();
-                    row.messageType = rows.getString(5);
-                    row.payloadJson = rows.getString(6);
+                    InboxMessage row = row(consumer, rows);
                     originals.put(row.messageId, row);
                 }
             }
             return originals;
         }
+    }
+
+    private static Optional<InboxMessage> read(Connection connection, String consumer, UUID messageId)
+            throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(ORIGINAL)) {
+            select.setString(1, consumer);
+            select.setObject(2, messageId);
+            try (ResultSet rows = select.executeQuery()) {
+                return rows.next() ? Optional.of(row(consumer, rows)) : Optional.empty();
+            }
+        }
+    }
+
+    /** A row of {@link #ORIGINAL} or {@link #ORIGINALS}, as a plain value. */
+    private static InboxMessage row(String consumer, ResultSet rows) throws SQLException {
+        InboxMessage row = new InboxMessage();
+        row.consumer = consumer;
+        row.messageId = rows.getObject(1, UUID.class);
+        row.payloadHash = rows.getString(2);
+        row.outcome = InboxOutcome.valueOf(rows.getString(3));
+        row.receivedAt = rows.getObject(4, OffsetDateTime.class).toInstant();
+        row.messageType = rows.getString(5);
+        row.payloadJson = rows.getString(6);
+        return row;
     }
 
     /** Registers a running claim of a key until its transaction ends. */
@@ -233,7 +260,7 @@ public class InboxGuard {
     @Transactional(TxType.NOT_SUPPORTED)
     public Optional<InboxMessage> original(String consumer, UUID messageId) {
         try (Connection connection = dataSource.getConnection()) {
-            return Optional.ofNullable(read(connection, consumer, List.of(messageId)).get(messageId));
+            return read(connection, consumer, messageId);
         } catch (SQLException e) {
             throw new PersistenceException("could not read the inbox row of message " + messageId, e);
         }

@@ -65,6 +65,37 @@ class InboxPlanTest {
         }
     }
 
+    @Test
+    void aPerMessageDuplicatesOriginalIsReadByItsKeyEvenWithAPlanMadeWhenTheTableWasSmall() throws SQLException {
+        try (Connection connection = Ledger.connection(); Statement statement = connection.createStatement()) {
+            statement.execute("drop schema if exists " + SCHEMA + " cascade");
+            statement.execute("create schema " + SCHEMA);
+            try {
+                statement.execute("create table " + SCHEMA + ".inbox_message (like public.inbox_message including all)");
+                statement.execute("set search_path = " + SCHEMA);
+                insertRows(statement, 1, 20);
+                String id = ids(statement).replaceAll("[{}]", "").split(",")[0];
+                statement.execute("set plan_cache_mode = force_generic_plan");
+                statement.execute("prepare original as " + numbered(InboxGuard.ORIGINAL));
+                String arguments = "('points-ledger', '" + id + "'::uuid)";
+                assertEquals(1, count(statement, "execute original" + arguments), "the original found");
+
+                insertRows(statement, 21, 20_000);
+                List<String> plan = lines(statement, "explain (analyze, buffers) execute original" + arguments);
+                String text = String.join("\n", plan);
+                assertTrue(text.contains("Index Scan using inbox_message_consumer_message_id_key"),
+                        "the id probes the unique index:\n" + text);
+                assertFalse(text.contains("Rows Removed by Filter"), "no row read and thrown away:\n" + text);
+                assertTrue(buffers(text) < 20, "a few index pages, not the table:\n" + text);
+                assertEquals(1, count(statement, "execute original" + arguments), "the original found");
+            } finally {
+                statement.execute("deallocate all");
+                statement.execute("reset search_path");
+                statement.execute("drop schema " + SCHEMA + " cascade");
+            }
+        }
+    }
+
     private static void insertRows(Statement statement, int from, int to) throws SQLException {
         statement.execute("insert into inbox_message (id, consumer, message_id, message_type, payload_json, "
                 + "payload_hash, outcome, received_at) select g, 'points-ledger', gen_random_uuid(), "
