@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -36,37 +37,33 @@ class InboxPlanTest {
 
     @Test
     void aDuplicatesOriginalIsReadByItsKeyEvenWithAPlanMadeWhenTheTableWasSmall() throws SQLException {
-        try (Connection connection = Ledger.connection(); Statement statement = connection.createStatement()) {
-            statement.execute("drop schema if exists " + SCHEMA + " cascade");
-            statement.execute("create schema " + SCHEMA);
-            try {
-                statement.execute("create table " + SCHEMA + ".inbox_message (like public.inbox_message including all)");
-                statement.execute("set search_path = " + SCHEMA);
-                insertRows(statement, 1, 20);
-                String ids = ids(statement);
-                // The plan a long-lived pooled connection would keep: generic, made on the small table.
-                statement.execute("set plan_cache_mode = force_generic_plan");
-                statement.execute("prepare originals as " + numbered(InboxGuard.ORIGINALS));
-                String arguments = "('" + ids + "'::uuid[], 'points-ledger')";
-                assertEquals(3, count(statement, "execute originals" + arguments), "the three originals found");
+        String plan = planOnceGrown(InboxGuard.ORIGINALS, ids -> "('" + ids + "'::uuid[], 'points-ledger')", 3);
 
-                insertRows(statement, 21, 20_000);
-                List<String> plan = lines(statement, "explain (analyze, buffers) execute originals" + arguments);
-                String text = String.join("\n", plan);
-                assertTrue(text.contains("message_id = k.message_id"), "each id probes the unique index:\n" + text);
-                assertFalse(text.contains("Rows Removed by Filter"), "no row read and thrown away:\n" + text);
-                assertTrue(buffers(text) < 100, "a few index pages per id, not the table:\n" + text);
-                assertEquals(3, count(statement, "execute originals" + arguments), "the three originals found");
-            } finally {
-                statement.execute("deallocate all");
-                statement.execute("reset search_path");
-                statement.execute("drop schema " + SCHEMA + " cascade");
-            }
-        }
+        assertTrue(plan.contains("message_id = k.message_id"), "each id probes the unique index:\n" + plan);
+        assertFalse(plan.contains("Rows Removed by Filter"), "no row read and thrown away:\n" + plan);
+        assertTrue(buffers(plan) < 100, "a few index pages per id, not the table:\n" + plan);
     }
 
     @Test
     void aPerMessageDuplicatesOriginalIsReadByItsKeyEvenWithAPlanMadeWhenTheTableWasSmall() throws SQLException {
+        String plan = planOnceGrown(InboxGuard.ORIGINAL,
+                ids -> "('points-ledger', '" + ids.replaceAll("[{}]", "").split(",")[0] + "'::uuid)", 1);
+
+        assertTrue(plan.contains("Index Scan using inbox_message_consumer_message_id_key"),
+                "the id probes the unique index:\n" + plan);
+        assertFalse(plan.contains("Rows Removed by Filter"), "no row read and thrown away:\n" + plan);
+        assertTrue(buffers(plan) < 20, "a few index pages, not the table:\n" + plan);
+    }
+
+    /**
+     * Prepares the lookup with the plan a long-lived pooled connection would keep (generic, made on a table of 20
+     * rows), grows the table to 20,000 and returns that same plan, executed; checks on both sides that the lookup
+     * finds what it should.
+     *
+     * @param arguments the EXECUTE arguments, given three ids of the table as a uuid array literal
+     */
+    private static String planOnceGrown(String lookup, Function<String, String> arguments, int found)
+            throws SQLException {
         try (Connection connection = Ledger.connection(); Statement statement = connection.createStatement()) {
             statement.execute("drop schema if exists " + SCHEMA + " cascade");
             statement.execute("create schema " + SCHEMA);
@@ -74,20 +71,15 @@ class InboxPlanTest {
                 statement.execute("create table " + SCHEMA + ".inbox_message (like public.inbox_message including all)");
                 statement.execute("set search_path = " + SCHEMA);
                 insertRows(statement, 1, 20);
-                String id = ids(statement).replaceAll("[{}]", "").split(",")[0];
+                String execute = "execute lookup" + arguments.apply(ids(statement));
                 statement.execute("set plan_cache_mode = force_generic_plan");
-                statement.execute("prepare original as " + numbered(InboxGuard.ORIGINAL));
-                String arguments = "('points-ledger', '" + id + "'::uuid)";
-                assertEquals(1, count(statement, "execute original" + arguments), "the original found");
+                statement.execute("prepare lookup as " + numbered(lookup));
+                assertEquals(found, count(statement, execute), "found on the small table");
 
                 insertRows(statement, 21, 20_000);
-                List<String> plan = lines(statement, "explain (analyze, buffers) execute original" + arguments);
-                String text = String.join("\n", plan);
-                assertTrue(text.contains("Index Scan using inbox_message_consumer_message_id_key"),
-                        "the id probes the unique index:\n" + text);
-                assertFalse(text.contains("Rows Removed by Filter"), "no row read and thrown away:\n" + text);
-                assertTrue(buffers(text) < 20, "a few index pages, not the table:\n" + text);
-                assertEquals(1, count(statement, "execute original" + arguments), "the original found");
+                String plan = String.join("\n", lines(statement, "explain (analyze, buffers) " + execute));
+                assertEquals(found, count(statement, execute), "found on the grown table");
+                return plan;
             } finally {
                 statement.execute("deallocate all");
                 statement.execute("reset search_path");
