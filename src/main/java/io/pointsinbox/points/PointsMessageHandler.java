@@ -58,13 +58,14 @@ public class PointsMessageHandler {
             case POINTS_GRANTED -> ledger.grant(consumer, envelope.messageId(), envelope.userId(), envelope.amount());
             case POINTS_REDEEMED -> ledger.redeem(consumer, envelope.messageId(), envelope.userId(), envelope.amount());
         };
-        if (outcome != InboxOutcome.PROCESSED) {
-            claimed.outcome = outcome;
-        }
         // Every statement runs before the method returns, so that the commit has nothing left to write: if the
         // session is torn down during shutdown before its flush-at-commit, the transaction cannot commit a claim
-        // without its ledger entry.
-        InboxMessage.flush();
+        // without its outcome. The claim and the ledger statements have run already; only a business rejection
+        // changes the claimed row.
+        if (outcome != InboxOutcome.PROCESSED) {
+            claimed.outcome = outcome;
+            InboxMessage.flush();
+        }
         recording.committed(outcome == InboxOutcome.PROCESSED ? "processed" : "insufficient_balance");
         chaos.afterCommitOfCurrentTransaction();
         return new ProcessingResult(envelope.messageId(), ProcessingResult.Status.FIRST_DELIVERY, outcome);
