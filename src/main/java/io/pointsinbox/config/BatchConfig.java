@@ -2,8 +2,6 @@ package io.pointsinbox.config;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
-import jakarta.validation.constraints.Max;
-import jakarta.validation.constraints.Min;
 
 /**
  * Batched mode: the grants that arrive while a transaction is running are applied together in the next one, each
@@ -17,17 +15,16 @@ public interface BatchConfig {
     boolean enabled();
 
     /**
-     * Most messages in one transaction (POINTS_BATCH_MAX_SIZE). A batch also never holds more than
+     * Most messages in one transaction, 1 to 1000 (POINTS_BATCH_MAX_SIZE). A batch also never holds more than
      * POINTS_CONCURRENCY messages: each waits on a worker until its batch commits.
      */
     @WithDefault("100")
-    @Min(1)
-    @Max(1000)
     int maxSize();
 
-    /** Transactions running batches at the same time; each holds up to two connections (POINTS_BATCH_THREADS). */
+    /**
+     * Transactions running batches at the same time, 1 to 16; each holds up to two connections
+     * (POINTS_BATCH_THREADS).
+     */
     @WithDefault("2")
-    @Min(1)
-    @Max(16)
     int threads();
 }

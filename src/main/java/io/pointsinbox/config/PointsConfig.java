@@ -2,47 +2,42 @@ package io.pointsinbox.config;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
-import jakarta.validation.constraints.Max;
-import jakarta.validation.constraints.Min;
-import jakarta.validation.constraints.NotBlank;
-import jakarta.validation.constraints.Pattern;
-import jakarta.validation.constraints.Size;
 
-/** Typed, start-up-validated settings of the points inbox; every one can be set by environment variable. */
+/**
+ * Typed settings of the points inbox; every one can be set by environment variable. The bounds given here are
+ * checked while the configuration is built, by {@link SettingsValidator}.
+ */
 @ConfigMapping(prefix = "points")
 public interface PointsConfig {
 
-    /** The logical consumer name: the first half of the idempotency key (POINTS_CONSUMER). */
+    /**
+     * The logical consumer name: the first half of the idempotency key; 1 to 100 lower-case letters, digits, '.', '_'
+     * or '-' (POINTS_CONSUMER).
+     */
     @WithDefault("points-ledger")
-    @NotBlank
-    @Size(max = 100)
-    @Pattern(regexp = "[a-z0-9][a-z0-9._-]*", message = "must be lower-case letters, digits, '.', '_' or '-'")
     String consumer();
 
-    /** The AMQP address the messages are consumed from (POINTS_ADDRESS). */
+    /** The AMQP address the messages are consumed from, not blank (POINTS_ADDRESS). */
     @WithDefault("points-granted")
-    @NotBlank
     String address();
 
-    /** Upper bound of one message's amount; anything larger is poison (POINTS_MAX_AMOUNT). */
+    /** Upper bound of one message's amount, 1 to 10^9; anything larger is poison (POINTS_MAX_AMOUNT). */
     @WithDefault("1000000")
-    @Min(1)
-    @Max(1_000_000_000)
     long maxAmount();
 
-    /** Messages processed concurrently by this instance (POINTS_CONCURRENCY). */
+    /** Messages processed concurrently by this instance, 1 to 256 (POINTS_CONCURRENCY). */
     @WithDefault("8")
-    @Min(1)
-    @Max(256)
     int concurrency();
 
-    /** While the database is unreachable, consumption is paused and the database probed this often (POINTS_DATABASE_RETRY_INTERVAL). */
+    /**
+     * While the database is unreachable, consumption is paused and the database probed this often; above zero
+     * (POINTS_DATABASE_RETRY_INTERVAL).
+     */
     @WithDefault("1s")
     java.time.Duration databaseRetryInterval();
 
-    /** Where poison messages are forwarded, with their reason (POINTS_DEAD_LETTER_ADDRESS). */
+    /** Where poison messages are forwarded, with their reason; not blank (POINTS_DEAD_LETTER_ADDRESS). */
     @WithDefault("DLQ")
-    @NotBlank
     String deadLetterAddress();
 
     /**

@@ -4,8 +4,6 @@ import java.time.Duration;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
-import jakarta.validation.constraints.Max;
-import jakarta.validation.constraints.Min;
 
 /**
  * How long the inbox remembers a message id, and what the service knows of the redelivery budget that the window
@@ -18,7 +16,10 @@ public interface RetentionConfig {
     @WithDefault("true")
     boolean enabled();
 
-    /** Inbox rows older than this are deleted, and messages older than this are refused (POINTS_RETENTION_WINDOW). */
+    /**
+     * Inbox rows older than this are deleted, and messages older than this are refused; above zero
+     * (POINTS_RETENTION_WINDOW).
+     */
     @WithDefault("7d")
     Duration window();
 
@@ -26,15 +27,12 @@ public interface RetentionConfig {
     @WithDefault("10m")
     String cleanupInterval();
 
-    /** Rows deleted per statement, to keep each delete short (POINTS_RETENTION_BATCH_SIZE). */
+    /** Rows deleted per statement, to keep each delete short; 1 to 100,000 (POINTS_RETENTION_BATCH_SIZE). */
     @WithDefault("1000")
-    @Min(1)
-    @Max(100_000)
     int batchSize();
 
-    /** The broker's max-delivery-attempts (POINTS_RETENTION_BROKER_MAX_DELIVERY_ATTEMPTS). */
+    /** The broker's max-delivery-attempts, at least 1 (POINTS_RETENTION_BROKER_MAX_DELIVERY_ATTEMPTS). */
     @WithDefault("10")
-    @Min(1)
     int brokerMaxDeliveryAttempts();
 
     /** The broker's longest delay between two deliveries (POINTS_RETENTION_BROKER_MAX_REDELIVERY_DELAY). */

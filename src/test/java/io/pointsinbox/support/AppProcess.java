@@ -153,6 +153,13 @@ public final class AppProcess {
         return process.isAlive();
     }
 
+    /** Waits for the process to end by itself; its exit code, or empty if it is still running after {@code atMost}. */
+    public java.util.OptionalInt awaitExit(Duration atMost) throws InterruptedException {
+        return process.waitFor(atMost.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+                ? java.util.OptionalInt.of(process.exitValue())
+                : java.util.OptionalInt.empty();
+    }
+
     /** SIGKILL: no shutdown hook, no acknowledgement, nothing flushed. */
     public void kill() throws InterruptedException {
         process.destroyForcibly();

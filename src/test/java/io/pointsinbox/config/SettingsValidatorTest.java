@@ -1,0 +1,93 @@
+package io.pointsinbox.config;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import org.junit.jupiter.api.Test;
+
+import io.quarkus.runtime.configuration.DurationConverter;
+import io.smallrye.config.ConfigValidationException;
+import io.smallrye.config.PropertiesConfigSource;
+import io.smallrye.config.SmallRyeConfig;
+import io.smallrye.config.SmallRyeConfigBuilder;
+
+/** The service's settings checked as Quarkus checks them: while a configuration with the three mappings is built. */
+class SettingsValidatorTest {
+
+    @Test
+    void theDefaultsAreValid() {
+        SmallRyeConfig config = build(Map.of());
+        assertEquals(8, config.getConfigMapping(PointsConfig.class).concurrency());
+    }
+
+    @Test
+    void theBoundsThemselvesAreAccepted() {
+        assertDoesNotThrow(() -> build(Map.of("points.concurrency", "256", "points.max-amount", "1000000000",
+                "points.consumer", "a".repeat(100), "points.batch.max-size", "1", "points.batch.threads", "16",
+                "points.retention.batch-size", "100000", "points.retention.broker-max-delivery-attempts", "1")));
+    }
+
+    @Test
+    void everyValueOutOfRangeIsReportedAtOnceByVariableAndProperty() {
+        Map<String, String> bad = Map.ofEntries(
+                Map.entry("points.consumer", "Points Ledger"),
+                Map.entry("points.address", " "),
+                Map.entry("points.dead-letter-address", "\t"),
+                Map.entry("points.max-amount", "1000000001"),
+                Map.entry("points.concurrency", "0"),
+                Map.entry("points.database-retry-interval", "0s"),
+                Map.entry("points.batch.max-size", "1001"),
+                Map.entry("points.batch.threads", "17"),
+                Map.entry("points.retention.window", "-1s"),
+                Map.entry("points.retention.batch-size", "0"),
+                Map.entry("points.retention.broker-max-delivery-attempts", "0"));
+        String problems = problems(bad);
+        for (String expected : List.of(
+                "POINTS_CONSUMER (points.consumer=Points Ledger) must be 1 to 100 lower-case letters",
+                "POINTS_ADDRESS (points.address= ) must not be blank",
+                "POINTS_DEAD_LETTER_ADDRESS (points.dead-letter-address=\t) must not be blank",
+                "POINTS_MAX_AMOUNT (points.max-amount=1000000001) must be between 1 and 1000000000",
+                "POINTS_CONCURRENCY (points.concurrency=0) must be between 1 and 256",
+                "POINTS_DATABASE_RETRY_INTERVAL (points.database-retry-interval=PT0S) must be above zero",
+                "POINTS_BATCH_MAX_SIZE (points.batch.max-size=1001) must be between 1 and 1000",
+                "POINTS_BATCH_THREADS (points.batch.threads=17) must be between 1 and 16",
+                "POINTS_RETENTION_WINDOW (points.retention.window=PT-1S) must be above zero",
+                "POINTS_RETENTION_BATCH_SIZE (points.retention.batch-size=0) must be between 1 and 100000",
+                "POINTS_RETENTION_BROKER_MAX_DELIVERY_ATTEMPTS (points.retention.broker-max-delivery-attempts=0) "
+                        + "must be at least 1")) {
+            assertTrue(problems.contains(expected), "expected <" + expected + "> among:\n" + problems);
+        }
+        assertEquals(11, problems.lines().count(), problems);
+    }
+
+    @Test
+    void aConsumerNameLongerThan100CharactersIsRefused() {
+        assertTrue(problems(Map.of("points.consumer", "a".repeat(101))).startsWith("POINTS_CONSUMER"));
+    }
+
+    private static String problems(Map<String, String> values) {
+        ConfigValidationException refused = assertThrows(ConfigValidationException.class, () -> build(values));
+        return IntStream.range(0, refused.getProblemCount()).mapToObj(i -> refused.getProblem(i).getMessage())
+                .collect(Collectors.joining("\n"));
+    }
+
+    private static SmallRyeConfig build(Map<String, String> values) {
+        return new SmallRyeConfigBuilder()
+                .withSources(new PropertiesConfigSource(values, "test", 500))
+                // Quarkus' reading of "10s" and "7d"
+                .withConverter(Duration.class, 200, new DurationConverter())
+                .withMapping(PointsConfig.class)
+                .withMapping(BatchConfig.class)
+                .withMapping(RetentionConfig.class)
+                .withValidator(new SettingsValidator())
+                .build();
+    }
+}
