@@ -5,8 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 
-import jakarta.validation.constraints.Max;
-import jakarta.validation.constraints.Min;
+import jakarta.ws.rs.BadRequestException;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.NotFoundException;
@@ -50,7 +49,10 @@ public class UserPointsResource {
     @GET
     @Path("/grants")
     public List<Grant> grants(@PathParam("userId") long userId,
-            @QueryParam("limit") @DefaultValue("100") @Min(1) @Max(1000) int limit) {
+            @QueryParam("limit") @DefaultValue("100") int limit) {
+        if (limit < 1 || limit > 1000) {
+            throw new BadRequestException("limit must be between 1 and 1000, got " + limit);
+        }
         return PointGrant.newestFirst(config.consumer(), userId, limit).stream()
                 .map(grant -> new Grant(grant.messageId, grant.kind.name().toLowerCase(Locale.ROOT), grant.amount,
                         grant.grantedAt))

@@ -14,10 +14,10 @@ import io.smallrye.config.ConfigValidator;
  * Checks the service's own settings while the configuration is built, before anything starts: a value out of range
  * stops the service with every problem named by its environment variable and property.
  * <p>
- * Why not Bean Validation constraints on the mappings: a single constraint on any {@code @ConfigMapping} makes Quarkus
- * validate every mapping of every extension with Hibernate Validator at start-up, which cost about 0.25 s of a
- * 1.3 s start (AOT cache, small footprint). The configuration takes one validator ({@link SettingsValidation} installs
- * this one), so a constraint annotation on a mapping would also replace it: keep the rules here.
+ * Why not Bean Validation constraints on the mappings: with quarkus-hibernate-validator, a single constraint on any
+ * {@code @ConfigMapping} makes Quarkus validate every mapping of every extension with Hibernate Validator at start-up,
+ * which cost about 0.25 s of a 1.3 s start (AOT cache, small footprint); the extension itself cost another 0.05 s and
+ * 500 classes for one query parameter's bounds. The service has no Bean Validation; these few rules are code.
  */
 public final class SettingsValidator implements ConfigValidator {
 

@@ -14,6 +14,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import io.pointsinbox.support.AmqpTestClient;
 import io.pointsinbox.support.ArtemisTestResource;
@@ -92,6 +93,14 @@ class PointsMessageResourceTest extends InboxTestBase {
     void unknownUserIs404WithAJsonError() {
         given().get("/users/999999/points").then().statusCode(404).contentType(ContentType.JSON)
                 .body("error", equalTo("not_found"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = { 0, -1, 1001 })
+    void aGrantsLimitOutOfRangeIs400NamingTheBounds(int limit) {
+        given().get("/users/123/grants?limit=" + limit).then().statusCode(400).contentType(ContentType.JSON)
+                .body("error", equalTo("bad_request"),
+                        "message", equalTo("limit must be between 1 and 1000, got " + limit));
     }
 
     @Test
