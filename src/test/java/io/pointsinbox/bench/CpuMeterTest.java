@@ -38,11 +38,16 @@ class CpuMeterTest {
     @Test
     void chargesAServiceProcessToTheServiceParty() throws Exception {
         assumeTrue(Files.isDirectory(Path.of("/proc/self")), "reads /proc (Linux)");
-        Process busy = new ProcessBuilder("sh", "-c", "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done").start();
-        CpuMeter meter = CpuMeter.start(busy.pid());
-        Thread.sleep(300);
-        Map<String, Double> spent = meter.seconds();
-        busy.destroy();
+        // Busy until destroyed: a child that finished on its own before the second reading would have no /proc entry.
+        Process busy = new ProcessBuilder("sh", "-c", "while :; do :; done").start();
+        Map<String, Double> spent;
+        try {
+            CpuMeter meter = CpuMeter.start(busy.pid());
+            Thread.sleep(300);
+            spent = meter.seconds();
+        } finally {
+            busy.destroyForcibly();
+        }
 
         assertTrue(spent.get("service") > 0.05, "the busy child's CPU time counts for the service: " + spent);
     }
