@@ -39,6 +39,7 @@ import io.pointsinbox.support.PostgresTestDatabase;
 public final class Benchmark {
 
     private static final Path OUT = Path.of("target", "bench");
+    private static final Path APP = Path.of("target", "quarkus-app").toAbsolutePath();
     private static final String DB = System.getProperty("bench.database", "points_inbox_bench");
 
     private final int messages = Integer.getInteger("bench.messages", 20_000);
@@ -55,6 +56,13 @@ public final class Benchmark {
     private final boolean batched = Boolean.parseBoolean(System.getProperty("bench.batched", "true"));
     private final int batchWorkers = Integer.getInteger("bench.batch-workers", 64);
     /** Extra JVM options for the application, e.g. a flight recording (APP_JVM_OPTIONS in bench/run.sh). */
+    /**
+     * The {@code quarkus-app} directory of another build (say, a worktree of an earlier commit): every application
+     * stream is then drained by both builds in the same repeat, in alternating order, and reported side by side.
+     * Comparing two builds in one run is the only comparison this shared machine's drifting load allows.
+     */
+    private final Path baseline = System.getProperty("bench.baseline-app", "").isBlank() ? null
+            : Path.of(System.getProperty("bench.baseline-app")).toAbsolutePath();
     private final List<String> appJvmOptions = System.getProperty("bench.app-jvm-options", "").isBlank() ? List.of()
             : List.of(System.getProperty("bench.app-jvm-options").trim().split("\\s+"));
     private final Map<String, String> env = new HashMap<>();
@@ -77,6 +85,9 @@ public final class Benchmark {
     }
 
     private void run() throws Exception {
+        if (baseline != null && !Files.exists(baseline.resolve("quarkus-run.jar"))) {
+            throw new IllegalArgumentException("no quarkus-run.jar in the baseline " + baseline);
+        }
         Files.createDirectories(OUT);
         ArtemisTestResource broker = new ArtemisTestResource();
         Map<String, String> amqp = broker.start();
@@ -93,15 +104,21 @@ public final class Benchmark {
             for (int repeat = 1; repeat <= repeats; repeat++) {
                 for (int concurrency : concurrencies) {
                     for (double share : duplicateShares) {
-                        measureApplication(concurrency, share, repeat, false);
+                        for (Path build : builds(repeat)) {
+                            measureApplication(build, concurrency, share, repeat, false);
+                        }
                     }
                     if (batched) {
-                        measureApplication(concurrency, 0, repeat, true);
+                        for (Path build : builds(repeat)) {
+                            measureApplication(build, concurrency, 0, repeat, true);
+                        }
                     }
                     measurePgbench(concurrency, repeat);
                 }
                 if (batched && batchWorkers > 0) {
-                    measureApplication(batchWorkers, 0, repeat, true);
+                    for (Path build : builds(repeat)) {
+                        measureApplication(build, batchWorkers, 0, repeat, true);
+                    }
                     // pgbench with as many clients as messages in flight: the same concurrency, one transaction each.
                     measurePgbench(batchWorkers, repeat);
                 }
@@ -123,14 +140,16 @@ public final class Benchmark {
      * again (nothing but already-applied ids). In batched mode {@code concurrency} is the number of workers, that
      * is of messages in flight; the batches run on the default two batch threads.
      */
-    private void measureApplication(int concurrency, double share, int repeat, boolean inBatches) throws Exception {
+    private void measureApplication(Path build, int concurrency, double share, int repeat, boolean inBatches)
+            throws Exception {
         Ledger.reset();
         List<String> stream = stream(share);
         preloadAfterWarmUp(stream);
-        String mode = inBatches ? "app batched " : "app ";
+        String mode = (build.equals(baseline) ? "baseline " : "app ") + (inBatches ? "batched " : "");
         Map<String, String> extra = inBatches ? Map.of("POINTS_BATCH_ENABLED", "true") : Map.of();
-        String logName = (inBatches ? "batched-" : "app-") + "c" + concurrency;
-        AppProcess app = app(concurrency, logName, extra);
+        String logName = (build.equals(baseline) ? "baseline-" : "") + (inBatches ? "batched-" : "app-") + "c"
+                + concurrency;
+        AppProcess app = app(build, concurrency, logName, extra);
         double rate = drain(stream.size(), mode + label(share) + " c" + concurrency, app);
         record(mode + label(share) + " c" + concurrency, rate);
         log("repeat %d, concurrency %d, %s%s duplicates: %.0f messages/s", repeat, concurrency, mode, label(share),
@@ -141,7 +160,7 @@ public final class Benchmark {
         if (share == 0) {
             app.terminate(Duration.ofSeconds(30));
             preloadAfterWarmUp(stream);
-            app = app(concurrency, logName + "-dup", extra);
+            app = app(build, concurrency, logName + "-dup", extra);
             double duplicates = drain(stream.size(), mode + "duplicates-only c" + concurrency, app);
             record(mode + "duplicates-only c" + concurrency, duplicates);
             log("repeat %d, concurrency %d, %sduplicates only: %.0f messages/s", repeat, concurrency, mode,
@@ -150,7 +169,7 @@ public final class Benchmark {
                 recordBatches("batched duplicates only", concurrency, app);
             }
         }
-        if (!inBatches && share > 0 && repeat == 1 && concurrency == concurrencies.get(0)) {
+        if (!inBatches && share > 0 && repeat == 1 && concurrency == concurrencies.get(0) && !build.equals(baseline)) {
             // What an operator sees after a storm with duplicates: the service's own series, without buckets.
             Files.write(OUT.resolve("metrics-after-storm.txt"), app.get("/q/metrics").lines()
                     .filter(line -> line.startsWith("points_inbox") && !line.contains("_bucket{")).toList());
@@ -182,7 +201,7 @@ public final class Benchmark {
             Map<String, String> extra = new HashMap<>();
             extra.put("POINTS_RETENTION_ENABLED", String.valueOf(cleanup));
             extra.put("POINTS_RETENTION_CLEANUP_INTERVAL", "1s");
-            AppProcess app = app(cleanupConcurrency, cleanup ? "cleanup-on" : "cleanup-off", extra);
+            AppProcess app = app(APP, cleanupConcurrency, cleanup ? "cleanup-on" : "cleanup-off", extra);
             double rate = drain(stream.size(), null, null);
             String name = cleanup ? "cleanup running" : "no cleanup";
             record("app 0% c" + cleanupConcurrency + ", " + name, rate);
@@ -319,18 +338,26 @@ public final class Benchmark {
         ParallelSenders.split(stream, 4);
     }
 
-    private AppProcess app(int concurrency, String name) throws Exception {
-        return app(concurrency, name, Map.of());
+    /** This build, then the baseline if there is one; the other way round in even repeats. */
+    private List<Path> builds(int repeat) {
+        if (baseline == null) {
+            return List.of(APP);
+        }
+        return repeat % 2 == 1 ? List.of(APP, baseline) : List.of(baseline, APP);
     }
 
-    private AppProcess app(int concurrency, String name, Map<String, String> extra) throws Exception {
+    private AppProcess app(int concurrency, String name) throws Exception {
+        return app(APP, concurrency, name, Map.of());
+    }
+
+    private AppProcess app(Path build, int concurrency, String name, Map<String, String> extra) throws Exception {
         Map<String, String> appEnv = new HashMap<>(env);
         appEnv.putAll(extra);
         appEnv.put("POINTS_CONCURRENCY", String.valueOf(concurrency));
         appEnv.put("POINTS_DB_POOL_SIZE", String.valueOf(2 * concurrency + 2));
         long start = System.nanoTime();
-        AppProcess app = AppProcess.start(ProcessHandle.current().info().command().orElse("java"), appJvmOptions,
-                appEnv, OUT.resolve("logs").resolve(name + ".log"));
+        AppProcess app = AppProcess.start(build, ProcessHandle.current().info().command().orElse("java"),
+                appJvmOptions, appEnv, OUT.resolve("logs").resolve(name + ".log"));
         while (!app.ready()) {
             if (!app.alive() || System.nanoTime() - start > 120e9) {
                 throw new IllegalStateException("application did not start, see " + OUT.resolve("logs"));
@@ -386,6 +413,25 @@ public final class Benchmark {
                             : "application options `" + String.join(" ", appJvmOptions) + "`",
                     pg, fresh, fresh / pg, dups, dups / fresh));
         }
+        if (baseline != null) {
+            md.append(String.format("%n| this build against `%s`, same run | fresh msg/s | baseline fresh msg/s |"
+                    + " this/baseline | duplicates only msg/s | baseline duplicates only msg/s | this/baseline |%n"
+                    + "|---|---|---|---|---|---|---|%n", baseline));
+            List<String> modes = new ArrayList<>(List.of(""));
+            if (batched) {
+                modes.add("batched ");
+            }
+            for (String mode : modes) {
+                for (int c : concurrencies) {
+                    double fresh = median(samples.get("app " + mode + "0% c" + c));
+                    double baseFresh = median(samples.get("baseline " + mode + "0% c" + c));
+                    double dups = median(samples.get("app " + mode + "duplicates-only c" + c));
+                    double baseDups = median(samples.get("baseline " + mode + "duplicates-only c" + c));
+                    md.append(String.format("| %sconcurrency %d | %.0f | %.0f | %.2f | %.0f | %.0f | %.2f |%n",
+                            mode, c, fresh, baseFresh, fresh / baseFresh, dups, baseDups, dups / baseDups));
+                }
+            }
+        }
         if (cleanupRows > 0) {
             double off = median(samples.get("app 0% c" + cleanupConcurrency + ", no cleanup"));
             double on = median(samples.get("app 0% c" + cleanupConcurrency + ", cleanup running"));
@@ -411,7 +457,7 @@ public final class Benchmark {
         }
         md.append("\n| other measure | median | samples |\n|---|---|---|\n");
         samples.forEach((name, values) -> {
-            if (!name.startsWith("app ") && !name.startsWith("pgbench")) {
+            if (!name.startsWith("app ") && !name.startsWith("baseline ") && !name.startsWith("pgbench")) {
                 md.append(String.format("| %s | %.2f | %s |%n", name, median(values), values));
             }
         });
