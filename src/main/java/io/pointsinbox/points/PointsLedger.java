@@ -34,7 +34,7 @@ public class PointsLedger {
      * on the primary key must both land, and the row lock it takes serialises concurrent grants to one user without
      * a lost update. Writes exactly one entry.
      */
-    static final String GRANT = """
+    private static final String GRANT = """
             with credited as (
                 insert into user_points (consumer, user_id, balance) values (?, ?, ?)
                 on conflict (consumer, user_id) do update set balance = user_points.balance + excluded.balance
@@ -49,7 +49,7 @@ public class PointsLedger {
      * never goes below zero), and the ledger entry inserted from the row it updated. Writes one entry, or none when
      * the balance did not cover the amount (an unknown user has none).
      */
-    static final String REDEEM = """
+    private static final String REDEEM = """
             with debited as (
                 update user_points set balance = balance - ?
                 where consumer = ? and user_id = ? and balance >= ?
