@@ -422,7 +422,11 @@ public final class Benchmark {
                 modes.add("batched ");
             }
             for (String mode : modes) {
-                for (int c : concurrencies) {
+                List<Integer> levels = new ArrayList<>(concurrencies);
+                if (!mode.isEmpty() && batchWorkers > 0 && !levels.contains(batchWorkers)) {
+                    levels.add(batchWorkers);
+                }
+                for (int c : levels) {
                     double fresh = median(samples.get("app " + mode + "0% c" + c));
                     double baseFresh = median(samples.get("baseline " + mode + "0% c" + c));
                     double dups = median(samples.get("app " + mode + "duplicates-only c" + c));
