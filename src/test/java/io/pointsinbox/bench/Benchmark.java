@@ -55,7 +55,6 @@ public final class Benchmark {
     /** Whether batched mode is measured too, at each concurrency and with this many workers (0 skips that one). */
     private final boolean batched = Boolean.parseBoolean(System.getProperty("bench.batched", "true"));
     private final int batchWorkers = Integer.getInteger("bench.batch-workers", 64);
-    /** Extra JVM options for the application, e.g. a flight recording (APP_JVM_OPTIONS in bench/run.sh). */
     /**
      * The {@code quarkus-app} directory of another build (say, a worktree of an earlier commit): every application
      * stream is then drained by both builds in the same repeat, in alternating order, and reported side by side.
@@ -63,6 +62,7 @@ public final class Benchmark {
      */
     private final Path baseline = System.getProperty("bench.baseline-app", "").isBlank() ? null
             : Path.of(System.getProperty("bench.baseline-app")).toAbsolutePath();
+    /** Extra JVM options for the application, e.g. a flight recording (APP_JVM_OPTIONS in bench/run.sh). */
     private final List<String> appJvmOptions = System.getProperty("bench.app-jvm-options", "").isBlank() ? List.of()
             : List.of(System.getProperty("bench.app-jvm-options").trim().split("\\s+"));
     private final Map<String, String> env = new HashMap<>();
