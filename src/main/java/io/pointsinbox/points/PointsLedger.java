@@ -1,6 +1,8 @@
 package io.pointsinbox.points;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -82,18 +84,11 @@ public class PointsLedger {
 
     @Transactional(TxType.MANDATORY)
     public InboxOutcome grant(String consumer, UUID messageId, long userId, long amount) {
-        OffsetDateTime at = Instant.now().atOffset(ZoneOffset.UTC);
-        int entries = Panache.getSession().doReturningWork(connection -> {
-            try (PreparedStatement grant = connection.prepareStatement(GRANT)) {
-                grant.setString(1, consumer);
-                grant.setLong(2, userId);
-                grant.setLong(3, amount);
-                grant.setObject(4, at);
-                grant.setString(5, PointGrant.Kind.GRANT.name());
-                grant.setLong(6, amount);
-                grant.setObject(7, messageId);
-                return grant.executeUpdate();
-            }
+        int entries = write(GRANT, (statement, connection) -> {
+            statement.setString(1, consumer);
+            statement.setLong(2, userId);
+            statement.setLong(3, amount);
+            bindEntry(statement, 4, PointGrant.Kind.GRANT, amount, messageId);
         });
         if (entries != 1) {
             throw new IllegalStateException("a grant wrote " + entries + " ledger entries instead of one");
@@ -105,19 +100,12 @@ public class PointsLedger {
     /** A redemption the balance cannot cover is a business outcome, recorded like any other, not a failure. */
     @Transactional(TxType.MANDATORY)
     public InboxOutcome redeem(String consumer, UUID messageId, long userId, long amount) {
-        OffsetDateTime at = Instant.now().atOffset(ZoneOffset.UTC);
-        int entries = Panache.getSession().doReturningWork(connection -> {
-            try (PreparedStatement redeem = connection.prepareStatement(REDEEM)) {
-                redeem.setLong(1, amount);
-                redeem.setString(2, consumer);
-                redeem.setLong(3, userId);
-                redeem.setLong(4, amount);
-                redeem.setObject(5, at);
-                redeem.setString(6, PointGrant.Kind.REDEMPTION.name());
-                redeem.setLong(7, -amount);
-                redeem.setObject(8, messageId);
-                return redeem.executeUpdate();
-            }
+        int entries = write(REDEEM, (statement, connection) -> {
+            statement.setLong(1, amount);
+            statement.setString(2, consumer);
+            statement.setLong(3, userId);
+            statement.setLong(4, amount);
+            bindEntry(statement, 5, PointGrant.Kind.REDEMPTION, -amount, messageId);
         });
         if (entries == 0) {
             return InboxOutcome.REJECTED_INSUFFICIENT_BALANCE;
@@ -140,19 +128,16 @@ public class PointsLedger {
         }
         SortedMap<Long, Long> perUser = new TreeMap<>();
         grants.forEach(grant -> perUser.merge(grant.userId(), grant.amount(), Long::sum));
-        Instant now = Instant.now();
-        int entries = Panache.getSession().doReturningWork(connection -> {
-            try (PreparedStatement batch = connection.prepareStatement(GRANT_ALL)) {
-                batch.setString(1, consumer);
-                batch.setArray(2, connection.createArrayOf("bigint", perUser.keySet().toArray()));
-                batch.setArray(3, connection.createArrayOf("bigint", perUser.values().toArray()));
-                batch.setString(4, consumer);
-                batch.setObject(5, now.atOffset(ZoneOffset.UTC));
-                batch.setArray(6, connection.createArrayOf("bigint", grants.stream().map(Grant::userId).toArray()));
-                batch.setArray(7, connection.createArrayOf("bigint", grants.stream().map(Grant::amount).toArray()));
-                batch.setArray(8, connection.createArrayOf("uuid", grants.stream().map(Grant::messageId).toArray()));
-                return batch.executeUpdate();
-            }
+        OffsetDateTime at = Instant.now().atOffset(ZoneOffset.UTC);
+        int entries = write(GRANT_ALL, (statement, connection) -> {
+            statement.setString(1, consumer);
+            statement.setArray(2, connection.createArrayOf("bigint", perUser.keySet().toArray()));
+            statement.setArray(3, connection.createArrayOf("bigint", perUser.values().toArray()));
+            statement.setString(4, consumer);
+            statement.setObject(5, at);
+            statement.setArray(6, connection.createArrayOf("bigint", grants.stream().map(Grant::userId).toArray()));
+            statement.setArray(7, connection.createArrayOf("bigint", grants.stream().map(Grant::amount).toArray()));
+            statement.setArray(8, connection.createArrayOf("uuid", grants.stream().map(Grant::messageId).toArray()));
         });
         if (entries != grants.size()) {
             throw new IllegalStateException("a batch of " + grants.size() + " grants wrote " + entries
@@ -165,6 +150,34 @@ public class PointsLedger {
                 throw new BatchMemberFailed(grant.messageId(), e);
             }
         }
+    }
+
+    /**
+     * Runs one of the statements above on the session's connection, in the caller's transaction.
+     *
+     * @return the update count: the ledger entries it wrote
+     */
+    private static int write(String sql, Binder binder) {
+        return Panache.getSession().doReturningWork(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                binder.bind(statement, connection);
+                return statement.executeUpdate();
+            }
+        });
+    }
+
+    /** Binds a ledger entry's four parameters, from {@code first} on: time, kind, signed amount, message id. */
+    private static void bindEntry(PreparedStatement statement, int first, PointGrant.Kind kind, long amount,
+            UUID messageId) throws SQLException {
+        statement.setObject(first, Instant.now().atOffset(ZoneOffset.UTC));
+        statement.setString(first + 1, kind.name());
+        statement.setLong(first + 2, amount);
+        statement.setObject(first + 3, messageId);
+    }
+
+    @FunctionalInterface
+    private interface Binder {
+        void bind(PreparedStatement statement, Connection connection) throws SQLException;
     }
 
     /** One grant of a batch. */
