@@ -30,7 +30,9 @@ test -s target/quarkus-app/app.aot || { echo "no AOT cache was produced" >&2; ex
 
 # A small footprint for a 256Mi pod: small heap, serial GC, C1 only (C2's compilations compete with the service for
 # two cores at start and keep their malloc arenas afterwards), native heap trimmed; compact object headers where the
-# JVM has them and no AOT cache was trained without them.
+# JVM has them and no AOT cache was trained without them. With the AOT cache, C1 also compiles only methods called
+# ten times as often as by default (CompileThresholdScaling=10): the cache spares it the start-up code, and fewer
+# compilations leave about 14 MiB less resident after a backlog. Without the cache the same option slows the start.
 SMALL="-Xmx64m -Xms16m -XX:+UseSerialGC -Xss256k -XX:MaxDirectMemorySize=16m -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:ReservedCodeCacheSize=32m -XX:TrimNativeHeapInterval=1000 env:MALLOC_ARENA_MAX=2"
 
 # -XX:AOTMode=on makes the JVM refuse to start rather than silently run without the cache.
@@ -38,7 +40,7 @@ VARIANTS="JDK 17 fast-jar|$JDK17/bin/java|$OUT/jdk17-fast-jar|"
 VARIANTS+=";Temurin 25 fast-jar|$JDK25/bin/java|$OUT/jdk25-fast-jar|"
 VARIANTS+=";Temurin 25 fast-jar, small footprint|$JDK25/bin/java|$OUT/jdk25-fast-jar|$SMALL -XX:+UseCompactObjectHeaders"
 VARIANTS+=";Temurin 25 aot-jar + AOT cache|$JDK25/bin/java|target/quarkus-app|-XX:AOTCache=app.aot -XX:AOTMode=on"
-VARIANTS+=";Temurin 25 aot-jar + AOT cache, small footprint|$JDK25/bin/java|target/quarkus-app|-XX:AOTCache=app.aot -XX:AOTMode=on $SMALL"
+VARIANTS+=";Temurin 25 aot-jar + AOT cache, small footprint|$JDK25/bin/java|target/quarkus-app|-XX:AOTCache=app.aot -XX:AOTMode=on $SMALL -XX:CompileThresholdScaling=10"
 "$JDK17/bin/java" -Xmx1g -cp "target/test-classes:target/classes:$(cat target/bench.classpath)" \
     -Dbench.startup-rounds="${ROUNDS:-5}" -Dbench.rss-messages="${RSS_MESSAGES:-100000}" \
     -Dbench.startup-variants="$VARIANTS" \
