@@ -115,7 +115,7 @@ public final class Benchmark {
                     }
                     measurePgbench(concurrency, repeat);
                 }
-                if (batched && batchWorkers > 0) {
+                if (batchWorkersLevelOfItsOwn()) {
                     for (Path build : builds(repeat)) {
                         measureApplication(build, batchWorkers, 0, repeat, true);
                     }
@@ -339,6 +339,14 @@ public final class Benchmark {
     }
 
     /** This build, then the baseline if there is one; the other way round in even repeats. */
+    /**
+     * Whether batched mode's {@code bench.batch-workers} level is measured as a step of its own: only when it is not
+     * one of the concurrencies already, where batched mode is measured anyway (so no level is measured twice).
+     */
+    private boolean batchWorkersLevelOfItsOwn() {
+        return batched && batchWorkers > 0 && !concurrencies.contains(batchWorkers);
+    }
+
     private List<Path> builds(int repeat) {
         if (baseline == null) {
             return List.of(APP);
@@ -423,7 +431,7 @@ public final class Benchmark {
             }
             for (String mode : modes) {
                 List<Integer> levels = new ArrayList<>(concurrencies);
-                if (!mode.isEmpty() && batchWorkers > 0 && !levels.contains(batchWorkers)) {
+                if (!mode.isEmpty() && batchWorkersLevelOfItsOwn()) {
                     levels.add(batchWorkers);
                 }
                 for (int c : levels) {
