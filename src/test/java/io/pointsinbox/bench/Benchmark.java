@@ -338,7 +338,6 @@ public final class Benchmark {
         ParallelSenders.split(stream, 4);
     }
 
-    /** This build, then the baseline if there is one; the other way round in even repeats. */
     /**
      * Whether batched mode's {@code bench.batch-workers} level is measured as a step of its own: only when it is not
      * one of the concurrencies already, where batched mode is measured anyway (so no level is measured twice).
@@ -347,6 +346,7 @@ public final class Benchmark {
         return batched && batchWorkers > 0 && !concurrencies.contains(batchWorkers);
     }
 
+    /** This build, then the baseline if there is one; the other way round in even repeats. */
     private List<Path> builds(int repeat) {
         if (baseline == null) {
             return List.of(APP);
