@@ -28,17 +28,93 @@ import io.pointsinbox.support.AmqpTestClient;
  */
 public final class Publisher {
 
+    static final String USAGE = "usage: bin/publish [--messages 10000] [--duplicates 0.2] [--senders 4] [--users 10]"
+            + " [--first-user 900000] [--amqp-host 127.0.0.1] [--amqp-port 5673] [--address points-granted]"
+            + " [--http http://localhost:8080] [--wait-seconds 120]";
+
+    /** What a run publishes and where; {@link #parse} rejects what it cannot use, naming the option. */
+    record Options(int messages, double duplicateShare, int senders, int users, long firstUser, String amqpHost,
+            int amqpPort, String address, String http, long waitSeconds) {
+
+        static Options parse(String... args) {
+            Map<String, String> given = new HashMap<>();
+            for (int i = 0; i < args.length; i += 2) {
+                String name = args[i].startsWith("--") ? args[i].substring(2) : null;
+                if (name == null || !KNOWN.contains(name)) {
+                    throw new IllegalArgumentException("unknown option '" + args[i] + "'");
+                }
+                if (i + 1 >= args.length) {
+                    throw new IllegalArgumentException("option '" + args[i] + "' needs a value");
+                }
+                given.put(name, args[i + 1]);
+            }
+            int messages = integer(given, "messages", "10000", 1);
+            double share = number(given, "duplicates", "0.2");
+            if (!(share >= 0 && share < 1)) {
+                throw new IllegalArgumentException("--duplicates is the share of duplicates, from 0 up to (not"
+                        + " including) 1, got " + given.get("duplicates"));
+            }
+            if (Math.round(messages * (1 - share)) < 1) {
+                throw new IllegalArgumentException("--messages " + messages + " with --duplicates " + share
+                        + " leaves no unique message to duplicate");
+            }
+            int port = integer(given, "amqp-port", env("AMQP_PORT", "5673"), 1);
+            if (port > 65535) {
+                throw new IllegalArgumentException("--amqp-port must be a port number, got " + port);
+            }
+            return new Options(messages, share, integer(given, "senders", "4", 1), integer(given, "users", "10", 1),
+                    integer(given, "first-user", "900000", 1), given.getOrDefault("amqp-host",
+                            env("AMQP_HOST", "127.0.0.1")), port,
+                    given.getOrDefault("address", "points-granted"), given.getOrDefault("http",
+                            "http://localhost:8080"), integer(given, "wait-seconds", "120", 1));
+        }
+
+        private static final List<String> KNOWN = List.of("messages", "duplicates", "senders", "users",
+                "first-user", "amqp-host", "amqp-port", "address", "http", "wait-seconds");
+
+        private static int integer(Map<String, String> given, String name, String fallback, int least) {
+            String text = given.getOrDefault(name, fallback);
+            int value;
+            try {
+                value = Integer.parseInt(text.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--" + name + " must be a whole number, got '" + text + "'");
+            }
+            if (value < least) {
+                throw new IllegalArgumentException("--" + name + " must be at least " + least + ", got " + value);
+            }
+            return value;
+        }
+
+        private static double number(Map<String, String> given, String name, String fallback) {
+            String text = given.getOrDefault(name, fallback);
+            try {
+                return Double.parseDouble(text.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--" + name + " must be a number, got '" + text + "'");
+            }
+        }
+    }
+
     public static void main(String[] args) throws Exception {
-        Map<String, String> options = options(args);
-        int messages = Integer.parseInt(options.getOrDefault("messages", "10000"));
-        double duplicateShare = Double.parseDouble(options.getOrDefault("duplicates", "0.2"));
-        int senders = Integer.parseInt(options.getOrDefault("senders", "4"));
-        int users = Integer.parseInt(options.getOrDefault("users", "10"));
-        String amqpHost = options.getOrDefault("amqp-host", env("AMQP_HOST", "127.0.0.1"));
-        int amqpPort = Integer.parseInt(options.getOrDefault("amqp-port", env("AMQP_PORT", "5673")));
-        String address = options.getOrDefault("address", "points-granted");
-        String http = options.getOrDefault("http", "http://localhost:8080");
-        long firstUser = Long.parseLong(options.getOrDefault("first-user", "900000"));
+        Options options;
+        try {
+            options = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("bin/publish: " + e.getMessage());
+            System.err.println(USAGE);
+            System.exit(2);
+            return;
+        }
+        int messages = options.messages();
+        double duplicateShare = options.duplicateShare();
+        int senders = options.senders();
+        int users = options.users();
+        String amqpHost = options.amqpHost();
+        int amqpPort = options.amqpPort();
+        String address = options.address();
+        String http = options.http();
+        long firstUser = options.firstUser();
 
         HttpClient client = HttpClient.newHttpClient();
         Map<Long, Long> expected = new TreeMap<>();
@@ -86,7 +162,7 @@ public final class Publisher {
         pool.shutdown();
         System.out.println();
 
-        long deadline = System.currentTimeMillis() + Long.parseLong(options.getOrDefault("wait-seconds", "120")) * 1000;
+        long deadline = System.currentTimeMillis() + options.waitSeconds() * 1000;
         Map<Long, Long> actual = new TreeMap<>();
         do {
             Thread.sleep(500);
@@ -121,17 +197,6 @@ public final class Publisher {
             throw new IllegalStateException("unexpected body " + response.body());
         }
         return Long.parseLong(matcher.group(1));
-    }
-
-    private static Map<String, String> options(String[] args) {
-        Map<String, String> options = new HashMap<>();
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            if (!args[i].startsWith("--")) {
-                throw new IllegalArgumentException("expected --name value pairs, got " + args[i]);
-            }
-            options.put(args[i].substring(2), args[i + 1]);
-        }
-        return options;
     }
 
     private static String env(String name, String fallback) {

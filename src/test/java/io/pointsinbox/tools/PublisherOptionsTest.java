@@ -1,0 +1,62 @@
+package io.pointsinbox.tools;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.Test;
+
+/** bin/publish refuses what it cannot use with a message naming the option, instead of failing deep inside. */
+class PublisherOptionsTest {
+
+    @Test
+    void givenOptionsOverrideTheDefaults() {
+        Publisher.Options options = Publisher.Options.parse("--messages", "500", "--duplicates", "0", "--senders",
+                "8", "--amqp-port", "5674", "--first-user", "42", "--wait-seconds", "5");
+        assertEquals(500, options.messages());
+        assertEquals(0.0, options.duplicateShare());
+        assertEquals(8, options.senders());
+        assertEquals(5674, options.amqpPort());
+        assertEquals(42, options.firstUser());
+        assertEquals(5, options.waitSeconds());
+        assertEquals(10, options.users());
+        assertEquals("points-granted", options.address());
+    }
+
+    @Test
+    void aDuplicateCountInsteadOfAShareIsRefusedWithTheReason() {
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> Publisher.Options.parse("--messages", "500", "--duplicates", "100"));
+        assertEquals("--duplicates is the share of duplicates, from 0 up to (not including) 1, got 100",
+                refused.getMessage());
+    }
+
+    @Test
+    void noUniqueMessageLeftIsRefused() {
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> Publisher.Options.parse("--messages", "1", "--duplicates", "0.9"));
+        assertEquals("--messages 1 with --duplicates 0.9 leaves no unique message to duplicate",
+                refused.getMessage());
+    }
+
+    @Test
+    void unknownOptionsAndMissingValuesAreRefused() {
+        assertEquals("unknown option '--message'", assertThrows(IllegalArgumentException.class,
+                () -> Publisher.Options.parse("--message", "500")).getMessage());
+        assertEquals("unknown option '500'", assertThrows(IllegalArgumentException.class,
+                () -> Publisher.Options.parse("500")).getMessage());
+        assertEquals("option '--senders' needs a value", assertThrows(IllegalArgumentException.class,
+                () -> Publisher.Options.parse("--messages", "5", "--senders")).getMessage());
+    }
+
+    @Test
+    void numbersOutOfRangeOrMalformedAreRefused() {
+        assertEquals("--senders must be at least 1, got 0", assertThrows(IllegalArgumentException.class,
+                () -> Publisher.Options.parse("--senders", "0")).getMessage());
+        assertEquals("--messages must be a whole number, got 'many'", assertThrows(IllegalArgumentException.class,
+                () -> Publisher.Options.parse("--messages", "many")).getMessage());
+        assertEquals("--amqp-port must be a port number, got 70000", assertThrows(IllegalArgumentException.class,
+                () -> Publisher.Options.parse("--amqp-port", "70000")).getMessage());
+        assertEquals("--duplicates must be a number, got 'some'", assertThrows(IllegalArgumentException.class,
+                () -> Publisher.Options.parse("--duplicates", "some")).getMessage());
+    }
+}
