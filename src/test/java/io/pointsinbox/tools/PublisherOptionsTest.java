@@ -24,39 +24,28 @@ class PublisherOptionsTest {
 
     @Test
     void aDuplicateCountInsteadOfAShareIsRefusedWithTheReason() {
-        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
-                () -> Publisher.Options.parse("--messages", "500", "--duplicates", "100"));
         assertEquals("--duplicates is the share of duplicates, from 0 up to (not including) 1, got 100",
-                refused.getMessage());
-    }
-
-    @Test
-    void noUniqueMessageLeftIsRefused() {
-        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
-                () -> Publisher.Options.parse("--messages", "1", "--duplicates", "0.9"));
+                refusal("--messages", "500", "--duplicates", "100"));
         assertEquals("--messages 1 with --duplicates 0.9 leaves no unique message to duplicate",
-                refused.getMessage());
+                refusal("--messages", "1", "--duplicates", "0.9"));
     }
 
     @Test
     void unknownOptionsAndMissingValuesAreRefused() {
-        assertEquals("unknown option '--message'", assertThrows(IllegalArgumentException.class,
-                () -> Publisher.Options.parse("--message", "500")).getMessage());
-        assertEquals("unknown option '500'", assertThrows(IllegalArgumentException.class,
-                () -> Publisher.Options.parse("500")).getMessage());
-        assertEquals("option '--senders' needs a value", assertThrows(IllegalArgumentException.class,
-                () -> Publisher.Options.parse("--messages", "5", "--senders")).getMessage());
+        assertEquals("unknown option '--message'", refusal("--message", "500"));
+        assertEquals("unknown option '500'", refusal("500"));
+        assertEquals("option '--senders' needs a value", refusal("--messages", "5", "--senders"));
     }
 
     @Test
     void numbersOutOfRangeOrMalformedAreRefused() {
-        assertEquals("--senders must be at least 1, got 0", assertThrows(IllegalArgumentException.class,
-                () -> Publisher.Options.parse("--senders", "0")).getMessage());
-        assertEquals("--messages must be a whole number, got 'many'", assertThrows(IllegalArgumentException.class,
-                () -> Publisher.Options.parse("--messages", "many")).getMessage());
-        assertEquals("--amqp-port must be a port number, got 70000", assertThrows(IllegalArgumentException.class,
-                () -> Publisher.Options.parse("--amqp-port", "70000")).getMessage());
-        assertEquals("--duplicates must be a number, got 'some'", assertThrows(IllegalArgumentException.class,
-                () -> Publisher.Options.parse("--duplicates", "some")).getMessage());
+        assertEquals("--senders must be at least 1, got 0", refusal("--senders", "0"));
+        assertEquals("--messages must be a whole number, got 'many'", refusal("--messages", "many"));
+        assertEquals("--amqp-port must be a port number, got 70000", refusal("--amqp-port", "70000"));
+        assertEquals("--duplicates must be a number, got 'some'", refusal("--duplicates", "some"));
+    }
+
+    private static String refusal(String... args) {
+        return assertThrows(IllegalArgumentException.class, () -> Publisher.Options.parse(args)).getMessage();
     }
 }
