@@ -25,7 +25,10 @@ import io.vertx.core.json.JsonObject;
  * The wait is bounded: a dead-letter link that never confirms (a connection black-holed by the network, or the
  * connector's sender closed under it while reconnecting) would otherwise hold a worker until the transaction
  * timeout and leave the original unsettled. Past the bound the original is handed back for redelivery, so a
- * confirmed copy may later be joined by the unconfirmed one: the dead-letter address is at least once.
+ * confirmed copy may later be joined by the unconfirmed one: the dead-letter address is at least once. A copy the
+ * broker refuses (a dead-letter address full with the FAIL policy) takes the same path: the connector keeps it
+ * until the broker takes it, the original is handed back at the bound, and after its delivery attempts the broker
+ * moves the original to its own dead-letter address.
  */
 @ApplicationScoped
 public class DeadLetters {

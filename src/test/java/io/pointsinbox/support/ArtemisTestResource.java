@@ -9,9 +9,12 @@ import java.util.List;
 import java.util.Map;
 
 import org.apache.activemq.artemis.api.core.SimpleString;
+import org.apache.activemq.artemis.core.config.Configuration;
 import org.apache.activemq.artemis.core.server.MessageReference;
 import org.apache.activemq.artemis.core.server.Queue;
 import org.apache.activemq.artemis.core.server.embedded.EmbeddedActiveMQ;
+import org.apache.activemq.artemis.core.settings.impl.AddressFullMessagePolicy;
+import org.apache.activemq.artemis.core.settings.impl.AddressSettings;
 import org.apache.activemq.artemis.utils.collections.LinkedListIterator;
 
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
@@ -26,6 +29,8 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
     public static final String ADDRESS = EmbeddedArtemis.ADDRESS;
     public static final String DEAD_LETTER = EmbeddedArtemis.DEAD_LETTER;
     public static final int MAX_DELIVERY_ATTEMPTS = 3;
+    /** An address that refuses every message once it holds one (FAIL policy): a dead-letter address that is full. */
+    public static final String FULL = "points-full";
 
     private static volatile EmbeddedActiveMQ broker;
     private static volatile int port;
@@ -49,7 +54,7 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
             port = freePort();
             dataDir = Files.createTempDirectory("artemis-test");
             maxDeliveryAttempts = attempts;
-            broker = EmbeddedArtemis.start(port, dataDir, attempts);
+            broker = EmbeddedArtemis.start(withFullAddress(EmbeddedArtemis.configuration(port, dataDir, attempts)));
         } catch (Exception e) {
             throw new IllegalStateException("cannot start the embedded Artemis broker", e);
         }
@@ -71,7 +76,18 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
     public static void restart(java.time.Duration down) throws Exception {
         broker.stop();
         Thread.sleep(down.toMillis());
-        broker = EmbeddedArtemis.start(port, dataDir, maxDeliveryAttempts);
+        broker = EmbeddedArtemis.start(withFullAddress(EmbeddedArtemis.configuration(port, dataDir,
+                maxDeliveryAttempts)));
+    }
+
+    /** Adds {@link #FULL}, an address that the tests' broker has and the local one does not. */
+    private static Configuration withFullAddress(Configuration configuration) {
+        return configuration
+                .addAddressSetting(FULL, new AddressSettings()
+                        .setDeadLetterAddress(SimpleString.of(DEAD_LETTER))
+                        .setMaxSizeBytes(1)
+                        .setAddressFullMessagePolicy(AddressFullMessagePolicy.FAIL))
+                .addAddressConfiguration(EmbeddedArtemis.anycast(FULL));
     }
 
     public static int port() {

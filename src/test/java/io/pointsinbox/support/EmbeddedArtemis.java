@@ -24,13 +24,17 @@ public final class EmbeddedArtemis {
     }
 
     public static EmbeddedActiveMQ start(int port, Path dataDir, int maxDeliveryAttempts) throws Exception {
-        EmbeddedActiveMQ broker = new EmbeddedActiveMQ().setConfiguration(configuration(port, dataDir,
-                maxDeliveryAttempts));
+        return start(configuration(port, dataDir, maxDeliveryAttempts));
+    }
+
+    public static EmbeddedActiveMQ start(Configuration configuration) throws Exception {
+        EmbeddedActiveMQ broker = new EmbeddedActiveMQ().setConfiguration(configuration);
         broker.start();
         return broker;
     }
 
-    private static Configuration configuration(int port, Path dataDir, int maxDeliveryAttempts) throws Exception {
+    /** The broker's configuration, for a caller that adds to it before {@link #start(Configuration)}. */
+    public static Configuration configuration(int port, Path dataDir, int maxDeliveryAttempts) throws Exception {
         AddressSettings everyAddress = new AddressSettings()
                 .setDeadLetterAddress(SimpleString.of(DEAD_LETTER))
                 .setMaxDeliveryAttempts(maxDeliveryAttempts)
@@ -52,7 +56,7 @@ public final class EmbeddedArtemis {
                 .addAddressConfiguration(anycast(DEAD_LETTER));
     }
 
-    private static CoreAddressConfiguration anycast(String name) {
+    static CoreAddressConfiguration anycast(String name) {
         return new CoreAddressConfiguration()
                 .setName(name)
                 .addRoutingType(RoutingType.ANYCAST)
