@@ -41,7 +41,7 @@ import io.restassured.RestAssured;
 @QuarkusTestResource(PostgresTestDatabase.class)
 class DeadLetterRefusedTest extends InboxTestBase {
 
-    /** Seconds between the connector's retries of a failed send (up to 5 by default), so that several fall in a test. */
+    /** Seconds between the connector's retries of a failed send (up to 5 by default): several fall in a test. */
     private static final int RETRY_INTERVAL = 1;
 
     public static class FullDeadLetterAddress implements QuarkusTestProfile {
@@ -57,7 +57,7 @@ class DeadLetterRefusedTest extends InboxTestBase {
     @Test
     void refusedDeadLetterCopiesNeitherLoseThePoisonNorStopConsumption() throws Exception {
         fillTheFullAddress();
-        double unconfirmedBefore = unconfirmed();
+        double unconfirmedBefore = Metrics.deadLetterUnconfirmed();
         double processedBefore = Metrics.messages(CONSUMER, "processed");
         double failedBefore = Metrics.messages(CONSUMER, "failed");
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
@@ -77,7 +77,8 @@ class DeadLetterRefusedTest extends InboxTestBase {
         awaitCounter("processed", 2, processedBefore);
         awaitDrained();
 
-        assertEquals(ArtemisTestResource.MAX_DELIVERY_ATTEMPTS, unconfirmed() - unconfirmedBefore,
+        assertEquals(ArtemisTestResource.MAX_DELIVERY_ATTEMPTS,
+                Metrics.deadLetterUnconfirmed() - unconfirmedBefore,
                 "every attempt counted as a dead-letter copy not accepted");
         assertEquals(ArtemisTestResource.MAX_DELIVERY_ATTEMPTS, Metrics.messages(CONSUMER, "failed") - failedBefore,
                 "each refused attempt also counts as failed");
@@ -93,13 +94,13 @@ class DeadLetterRefusedTest extends InboxTestBase {
     @Test
     void aBrokerOutageWhileADeadLetterCopyIsRetriedDoesNotStopConsumption() throws Exception {
         fillTheFullAddress();
-        double unconfirmedBefore = unconfirmed();
+        double unconfirmedBefore = Metrics.deadLetterUnconfirmed();
         double processedBefore = Metrics.messages(CONSUMER, "processed");
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
             sender.sendText("{dead letter retried across an outage");
         }
         await("the first copy is not accepted").atMost(Duration.ofSeconds(30))
-                .until(() -> unconfirmed() > unconfirmedBefore);
+                .until(() -> Metrics.deadLetterUnconfirmed() > unconfirmedBefore);
 
         // Down while the refused copy waits in the connector.
         ArtemisTestResource.restart(Duration.ofSeconds(10L * RETRY_INTERVAL));
@@ -132,9 +133,6 @@ class DeadLetterRefusedTest extends InboxTestBase {
                 .until(() -> ArtemisTestResource.pending(ArtemisTestResource.FULL) == 1);
     }
 
-    private static double unconfirmed() {
-        return Metrics.series("points_inbox_dead_letter_unconfirmed_total");
-    }
 
     private static boolean ready() {
         return RestAssured.get("/q/health/ready").statusCode() == 200;

@@ -49,7 +49,7 @@ class DeadLetterUnconfirmedTest extends InboxTestBase {
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
             deadLetterOneOverTheWorkingLink(sender);
 
-            double unconfirmedBefore = unconfirmed();
+            double unconfirmedBefore = Metrics.deadLetterUnconfirmed();
             double redeliveredBefore = redelivered();
             double processedBefore = Metrics.messages(CONSUMER, "processed");
             DeadLetterLink.proxy().freeze();
@@ -59,7 +59,8 @@ class DeadLetterUnconfirmedTest extends InboxTestBase {
 
             await("the unconfirmed dead-letter copy hands the poison back for redelivery")
                     .atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> unconfirmed() > unconfirmedBefore && redelivered() > redeliveredBefore);
+                    .until(() -> Metrics.deadLetterUnconfirmed() > unconfirmedBefore
+                            && redelivered() > redeliveredBefore);
             Duration handedBackAfter = Duration.ofNanos(System.nanoTime() - frozenAt);
             // Bounded by the dead-letter timeout (2 s), well below the 60 s transaction timeout.
             assertTrue(handedBackAfter.compareTo(Duration.ofSeconds(20)) < 0,
@@ -92,7 +93,7 @@ class DeadLetterUnconfirmedTest extends InboxTestBase {
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
             deadLetterOneOverTheWorkingLink(sender);
 
-            double unconfirmedBefore = unconfirmed();
+            double unconfirmedBefore = Metrics.deadLetterUnconfirmed();
             double processedBefore = Metrics.messages(CONSUMER, "processed");
             DeadLetterLink.proxy().cut();
             sender.sendText("{second, while the link is cut");
@@ -100,7 +101,7 @@ class DeadLetterUnconfirmedTest extends InboxTestBase {
             // Whether the connector fails the send or never answers it, the attempt ends within the bound.
             await("the dead-letter copy that cannot be sent hands the poison back")
                     .atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> unconfirmed() > unconfirmedBefore);
+                    .until(() -> Metrics.deadLetterUnconfirmed() > unconfirmedBefore);
             awaitCounter("processed", 1, processedBefore);
             DeadLetterLink.proxy().restore();
         }
@@ -125,9 +126,6 @@ class DeadLetterUnconfirmedTest extends InboxTestBase {
         ArtemisTestResource.purge(ArtemisTestResource.DEAD_LETTER);
     }
 
-    private static double unconfirmed() {
-        return Metrics.series("points_inbox_dead_letter_unconfirmed_total");
-    }
 
     private static double redelivered() {
         return Metrics.series("points_inbox_redelivered_total");

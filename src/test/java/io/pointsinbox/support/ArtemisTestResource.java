@@ -54,7 +54,7 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
             port = freePort();
             dataDir = Files.createTempDirectory("artemis-test");
             maxDeliveryAttempts = attempts;
-            broker = EmbeddedArtemis.start(withFullAddress(EmbeddedArtemis.configuration(port, dataDir, attempts)));
+            broker = startBroker();
         } catch (Exception e) {
             throw new IllegalStateException("cannot start the embedded Artemis broker", e);
         }
@@ -76,18 +76,18 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
     public static void restart(java.time.Duration down) throws Exception {
         broker.stop();
         Thread.sleep(down.toMillis());
-        broker = EmbeddedArtemis.start(withFullAddress(EmbeddedArtemis.configuration(port, dataDir,
-                maxDeliveryAttempts)));
+        broker = startBroker();
     }
 
-    /** Adds {@link #FULL}, an address that the tests' broker has and the local one does not. */
-    private static Configuration withFullAddress(Configuration configuration) {
-        return configuration
+    /** The broker on {@link #port} and {@link #dataDir}, with {@link #FULL}, which the local broker does not have. */
+    private static EmbeddedActiveMQ startBroker() throws Exception {
+        Configuration configuration = EmbeddedArtemis.configuration(port, dataDir, maxDeliveryAttempts)
                 .addAddressSetting(FULL, new AddressSettings()
                         .setDeadLetterAddress(SimpleString.of(DEAD_LETTER))
                         .setMaxSizeBytes(1)
                         .setAddressFullMessagePolicy(AddressFullMessagePolicy.FAIL))
                 .addAddressConfiguration(EmbeddedArtemis.anycast(FULL));
+        return EmbeddedArtemis.start(configuration);
     }
 
     public static int port() {

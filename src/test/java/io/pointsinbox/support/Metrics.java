@@ -20,6 +20,11 @@ public final class Metrics {
         return counter("points_inbox_duplicates_total", consumer, "class", duplicateClass);
     }
 
+    /** Poison whose dead-letter copy the broker did not confirm within the bound (the consumer under test). */
+    public static double deadLetterUnconfirmed() {
+        return series("points_inbox_dead_letter_unconfirmed_total");
+    }
+
     private static double counter(String name, String consumer, String tag, String value) {
         String body = given().get("/q/metrics").then().statusCode(200).extract().asString();
         double found = find(body, name, "consumer=\"" + consumer + "\"", tag + "=\"" + value + "\"");
