@@ -27,6 +27,8 @@ import io.pointsinbox.points.PointsMessageHandler;
 import io.pointsinbox.points.ProcessingResult;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
+import org.jboss.logging.Logger;
+
 /**
  * HTTP ingress for the same messages as the AMQP address, through the same inbox and consumer name. A retried
  * request gets the same status code as the first one: a duplicate of a rejected redemption is still a 422.
@@ -36,8 +38,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 @Produces(MediaType.APPLICATION_JSON)
 public class PointsMessageResource {
 
-    /** Larger bodies are refused with 413 before parsing; an envelope is a few hundred bytes. */
-    static final int MAX_BODY_CHARS = 16 * 1024;
+    private static final Logger LOG = Logger.getLogger(PointsMessageResource.class);
 
     private final EnvelopeReader reader;
     private final PointsMessageHandler handler;
@@ -57,7 +58,7 @@ public class PointsMessageResource {
     @POST
     @Path("/points-granted")
     @Transactional
-    @Operation(summary = "Apply a PointsGranted.v1 message at most once per message id")
+    @Operation(summary = "Apply a PointsGranted.v1 message exactly once in effect per message id")
     @APIResponse(responseCode = "200", description = "processed, or duplicate_ignored with the first outcome",
             content = @Content(examples = @ExampleObject(name = "processed",
                     value = "{\"status\":\"processed\",\"messageId\":\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\","
@@ -66,41 +67,42 @@ public class PointsMessageResource {
     @APIResponse(responseCode = "409", description = "the id was already used for a different message")
     public Response pointsGranted(@RequestBody(content = @Content(examples = @ExampleObject(name = "grant",
             value = "{\"messageId\":\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\",\"type\":\"PointsGranted.v1\","
-                    + "\"payload\":{\"userId\":123,\"amount\":100}}"))) String body) {
+                    + "\"payload\":{\"userId\":123,\"amount\":100}}"))) byte[] body) {
         return deliver(body, MessageType.POINTS_GRANTED);
     }
 
     @POST
     @Path("/points-redeemed")
     @Transactional
-    @Operation(summary = "Apply a PointsRedeemed.v1 message at most once per message id")
+    @Operation(summary = "Apply a PointsRedeemed.v1 message exactly once in effect per message id")
     @APIResponse(responseCode = "200", description = "processed, or duplicate_ignored with the first outcome")
     @APIResponse(responseCode = "422", description = "rejected_insufficient_balance (recorded; a retry answers the same)")
     public Response pointsRedeemed(@RequestBody(content = @Content(examples = @ExampleObject(name = "redemption",
             value = "{\"messageId\":\"0c1b3c52-7f0e-4a55-9a43-2a1f2f8f3b10\",\"type\":\"PointsRedeemed.v1\","
-                    + "\"payload\":{\"userId\":123,\"amount\":30}}"))) String body) {
+                    + "\"payload\":{\"userId\":123,\"amount\":30}}"))) byte[] body) {
         return deliver(body, MessageType.POINTS_REDEEMED);
     }
 
-    private Response deliver(String body, MessageType expected) {
-        if (body == null || body.isEmpty()) {
-            throw new InvalidEnvelopeException("body", "missing");
-        }
-        if (body.length() > MAX_BODY_CHARS) {
+    private Response deliver(byte[] body, MessageType expected) {
+        if (body != null && body.length > EnvelopeReader.MAX_BODY_BYTES) {
             return ApiError.response(Response.Status.REQUEST_ENTITY_TOO_LARGE, "body_too_large", "body",
-                    "body: at most " + MAX_BODY_CHARS + " characters");
+                    "body: at most " + EnvelopeReader.MAX_BODY_BYTES + " bytes, got " + body.length);
         }
-        PointsEnvelope envelope = reader.read(body.getBytes(StandardCharsets.UTF_8), null);
+        PointsEnvelope envelope = reader.read(body == null ? new byte[0] : body, null);
         if (envelope.type() != expected) {
             throw new InvalidEnvelopeException("type", "this endpoint takes " + expected.wireName() + ", got "
                     + envelope.type().wireName());
         }
-        ProcessingResult result = handler.handle(config.consumer(), envelope);
+        ProcessingResult result = handler.handleOnOneConnection(config.consumer(), envelope);
         return switch (result.status()) {
             case FIRST_DELIVERY -> answer(result.outcome().code(), result);
             case DUPLICATE_IGNORED -> answer("duplicate_ignored", result);
-            case ID_CONFLICT -> ApiError.response(Response.Status.CONFLICT, "id_conflict", "messageId",
-                    "messageId: " + result.messageId() + " was already used for a different message; not applied");
+            case ID_CONFLICT -> {
+                LOG.warnf("Message id %s reused for consumer %s with a different message, not applied: %s",
+                        result.messageId(), config.consumer(), result.conflict());
+                yield ApiError.response(Response.Status.CONFLICT, "id_conflict", "messageId", "messageId: "
+                        + result.messageId() + " was already used for a different message; not applied");
+            }
         };
     }
 

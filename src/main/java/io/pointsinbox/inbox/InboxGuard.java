@@ -81,6 +81,10 @@ public class InboxGuard {
             where m.consumer = ? and m.message_id = ?
             """;
 
+    private static final String RECORD_OUTCOME = """
+            update inbox_message set outcome = ? where consumer = ? and message_id = ?
+            """;
+
     private record Key(String consumer, UUID messageId) {
     }
 
@@ -176,6 +180,22 @@ public class InboxGuard {
             }
         }
         return claims;
+    }
+
+    /** Records a business outcome on a row claimed by {@link #claimAll} in the caller's transaction. */
+    @Transactional(TxType.MANDATORY)
+    public void recordOutcome(String consumer, UUID messageId, InboxOutcome outcome) {
+        int rows = Panache.getSession().doReturningWork(connection -> {
+            try (PreparedStatement update = connection.prepareStatement(RECORD_OUTCOME)) {
+                update.setString(1, outcome.name());
+                update.setString(2, consumer);
+                update.setObject(3, messageId);
+                return update.executeUpdate();
+            }
+        });
+        if (rows != 1) {
+            throw new IllegalStateException("the claim of " + messageId + " for " + consumer + " is not there");
+        }
     }
 
     /**

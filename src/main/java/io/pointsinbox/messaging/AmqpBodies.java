@@ -3,6 +3,7 @@ package io.pointsinbox.messaging;
 import java.nio.charset.StandardCharsets;
 
 import org.apache.qpid.proton.amqp.Binary;
+import org.apache.qpid.proton.amqp.messaging.AmqpSequence;
 import org.apache.qpid.proton.amqp.messaging.AmqpValue;
 import org.apache.qpid.proton.amqp.messaging.Data;
 import org.apache.qpid.proton.amqp.messaging.Section;
@@ -26,14 +27,31 @@ final class AmqpBodies {
         if (body instanceof AmqpValue value && value.getValue() instanceof Binary binary) {
             return bytes(binary);
         }
-        throw new InvalidEnvelopeException("body",
-                "must be a JSON text value or a data section, got " + (body == null ? "none" : describe(body)));
+        throw new InvalidEnvelopeException("body", "must be JSON in a data section or an AMQP string or binary value, "
+                + "got " + describe(body));
     }
 
     private static String describe(Section body) {
-        return body instanceof AmqpValue value && value.getValue() != null
-                ? "a " + value.getValue().getClass().getSimpleName() + " value"
-                : body.getClass().getSimpleName();
+        if (body == null) {
+            return "no body";
+        }
+        if (body instanceof AmqpSequence) {
+            return "an amqp-sequence";
+        }
+        if (body instanceof AmqpValue value) {
+            Object content = value.getValue();
+            if (content == null) {
+                return "an AMQP null value";
+            }
+            if (content instanceof java.util.Map) {
+                return "an AMQP map value";
+            }
+            if (content instanceof java.util.List) {
+                return "an AMQP list value";
+            }
+            return "an AMQP " + content.getClass().getSimpleName() + " value";
+        }
+        return "a " + body.getType() + " section";
     }
 
     private static byte[] bytes(Binary binary) {

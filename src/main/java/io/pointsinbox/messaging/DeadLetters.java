@@ -1,12 +1,16 @@
 package io.pointsinbox.messaging;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
+import org.apache.qpid.proton.amqp.messaging.ApplicationProperties;
+import org.apache.qpid.proton.amqp.messaging.Header;
+import org.apache.qpid.proton.amqp.messaging.Properties;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Message;
-import org.eclipse.microprofile.reactive.messaging.Metadata;
 import org.jboss.logging.Logger;
 
 import io.pointsinbox.config.PointsConfig;
@@ -14,13 +18,19 @@ import io.pointsinbox.ops.InboxMetrics;
 import io.smallrye.mutiny.TimeoutException;
 import io.smallrye.reactive.messaging.MutinyEmitter;
 import io.smallrye.reactive.messaging.amqp.IncomingAmqpMetadata;
-import io.smallrye.reactive.messaging.amqp.OutgoingAmqpMetadata;
-import io.vertx.core.json.JsonObject;
 
 /**
- * Forwards a poison message, untouched and with its reason, to the dead-letter address and waits for the broker to
- * accept it; only then may the original be acknowledged. The connector's nack can only apply one disposition to
- * every failure of a channel, and a poison message must not enter the redelivery loop meant for transient ones.
+ * Forwards a message that will never be applied to the dead-letter address, as the original plus its reason, and
+ * waits for the broker to accept the copy; only then may the original be acknowledged. The connector's nack can only
+ * apply one disposition to every failure of a channel, and a poison message must not enter the redelivery loop meant
+ * for transient ones.
+ * <p>
+ * The copy is the original message, section by section, so that an operator can re-drive it: the same body section
+ * (data, a value of any AMQP type, a sequence, or none), the same properties except {@code to}, the same message
+ * annotations, application properties and footer, durable, with the original's priority. Three application
+ * properties are added: {@value #REASON}, {@value #ORIGINAL_ADDRESS} and {@value #CONSUMER}. Delivery annotations
+ * belong to one transfer and are not copied; neither is the header's time to live, so a dead letter does not expire
+ * because the original was short-lived (an absolute-expiry-time set by the sender is a property, and is kept).
  * <p>
  * The wait is bounded: a dead-letter link that never confirms (a connection black-holed by the network, or the
  * connector's sender closed under it while reconnecting) would otherwise hold a worker until the transaction
@@ -36,45 +46,71 @@ public class DeadLetters {
     public static final String CHANNEL = "points-dead-letter";
     public static final String REASON = "x-dead-letter-reason";
     public static final String ORIGINAL_ADDRESS = "x-original-address";
+    public static final String CONSUMER = "x-consumer";
+    private static final int MAX_REASON = 1024;
 
     private static final Logger LOG = Logger.getLogger(DeadLetters.class);
 
-    private final MutinyEmitter<byte[]> emitter;
+    private final MutinyEmitter<org.apache.qpid.proton.message.Message> emitter;
+    private final String address;
     private final String deadLetterAddress;
     private final Duration timeout;
     private final InboxMetrics metrics;
 
-    DeadLetters(@Channel(CHANNEL) MutinyEmitter<byte[]> emitter, PointsConfig config, InboxMetrics metrics) {
+    DeadLetters(@Channel(CHANNEL) MutinyEmitter<org.apache.qpid.proton.message.Message> emitter, PointsConfig config,
+            InboxMetrics metrics) {
         this.emitter = emitter;
+        this.address = config.address();
         this.deadLetterAddress = config.deadLetterAddress();
         this.timeout = config.deadLetterTimeout();
         this.metrics = metrics;
     }
 
-    void forward(IncomingAmqpMetadata incoming, byte[] body, String consumer, String reason) {
-        OutgoingAmqpMetadata.OutgoingAmqpMetadataBuilder outgoing = OutgoingAmqpMetadata.builder()
-                .withDurable(true)
-                .withApplicationProperties(new JsonObject()
-                        .put(REASON, reason)
-                        .put(ORIGINAL_ADDRESS, incoming.getAddress())
-                        .put("x-consumer", consumer));
-        if (incoming.getId() != null) {
-            outgoing.withMessageId(incoming.getId());
-        }
-        if (incoming.getContentType() != null) {
-            outgoing.withContentType(incoming.getContentType());
-        }
+    /** Sends the copy with its reason and returns once the broker has it; throws when it did not confirm in time. */
+    void forward(IncomingAmqpMetadata incoming, String consumer, String reason) {
+        org.apache.qpid.proton.message.Message original = incoming.getMessage().unwrap();
+        String originalAddress = original.getAddress() != null ? original.getAddress() : address;
+        String boundedReason = reason.length() <= MAX_REASON ? reason : reason.substring(0, MAX_REASON) + "...";
         long start = System.nanoTime();
         try {
-            emitter.sendMessage(Message.of(body, Metadata.of(outgoing.build()))).await().atMost(timeout);
+            emitter.sendMessage(Message.of(copy(original, Map.of(REASON, boundedReason, ORIGINAL_ADDRESS,
+                    originalAddress, CONSUMER, consumer)))).await().atMost(timeout);
         } catch (TimeoutException e) {
             metrics.deadLetterUnconfirmed(consumer, start);
             throw new DeadLetterUnconfirmedException("The broker did not confirm the dead-letter copy of AMQP "
-                    + "message-id " + incoming.getId() + " on " + deadLetterAddress + " within " + timeout
+                    + "message-id " + original.getMessageId() + " on " + deadLetterAddress + " within " + timeout
                     + " (POINTS_DEAD_LETTER_TIMEOUT): the message is handed back for redelivery");
         }
-        LOG.warnf("Poison message (AMQP message-id %s, %d bytes) dead-lettered to %s for consumer %s: %s",
-                incoming.getId(), body.length, deadLetterAddress, consumer, reason);
+        LOG.warnf("Message (AMQP message-id %s) dead-lettered to %s for consumer %s: %s", original.getMessageId(),
+                deadLetterAddress, consumer, boundedReason);
+    }
+
+    /** The original's bare message and annotations, durable, with {@code added} among its application properties. */
+    static org.apache.qpid.proton.message.Message copy(org.apache.qpid.proton.message.Message original,
+            Map<String, Object> added) {
+        org.apache.qpid.proton.message.Message copy = org.apache.qpid.proton.message.Message.Factory.create();
+        Header header = new Header();
+        header.setDurable(true);
+        if (original.getHeader() != null) {
+            header.setPriority(original.getHeader().getPriority());
+        }
+        copy.setHeader(header);
+        copy.setMessageAnnotations(original.getMessageAnnotations());
+        if (original.getProperties() != null) {
+            Properties properties = new Properties(original.getProperties());
+            // The connector addresses the copy to the dead-letter address; the original's is in x-original-address.
+            properties.setTo(null);
+            copy.setProperties(properties);
+        }
+        Map<String, Object> applicationProperties = new LinkedHashMap<>();
+        if (original.getApplicationProperties() != null && original.getApplicationProperties().getValue() != null) {
+            applicationProperties.putAll(original.getApplicationProperties().getValue());
+        }
+        applicationProperties.putAll(added);
+        copy.setApplicationProperties(new ApplicationProperties(applicationProperties));
+        copy.setBody(original.getBody());
+        copy.setFooter(original.getFooter());
+        return copy;
     }
 
     /** The dead-letter copy was not confirmed in time; the original goes back to the broker for another attempt. */

@@ -13,6 +13,7 @@ import io.pointsinbox.config.PointsConfig;
 import io.pointsinbox.config.RetentionConfig;
 import io.pointsinbox.ops.InboxMetrics;
 import io.pointsinbox.points.PointsMessageHandler;
+import io.pointsinbox.points.ProcessingResult;
 import io.smallrye.reactive.messaging.amqp.IncomingAmqpMetadata;
 import io.smallrye.reactive.messaging.annotations.Blocking;
 
@@ -54,41 +55,48 @@ public class PointsGrantedConsumer {
     @Incoming(CHANNEL)
     @Blocking(value = "points-workers", ordered = false)
     @Transactional
-    public void onMessage(Object ignoredConvertedBody, IncomingAmqpMetadata amqp) {
+    public void onMessage(Object convertedBody, IncomingAmqpMetadata amqp) {
         stop.begin();
         if (amqp.getDeliveryCount() > 0) {
             metrics.redelivered(config.consumer());
         }
-        byte[] body = null;
         PointsEnvelope envelope;
         try {
-            body = AmqpBodies.bytes(amqp);
-            envelope = reader.read(body, amqp.getId());
+            // The connector's own conversion of the body is not used: the bytes are read as the sender wrote them.
+            envelope = reader.read(AmqpBodies.bytes(amqp), amqp.getId());
         } catch (InvalidEnvelopeException e) {
-            deadLetters.forward(amqp, body == null ? new byte[0] : body, config.consumer(), e.getMessage());
-            metrics.rejected(config.consumer(), "rejected");
+            deadLetter(amqp, e.getMessage(), "rejected");
             return;
         }
         Instant created = Instant.ofEpochMilli(amqp.getCreationTime());
         if (amqp.getCreationTime() > 0 && created.isBefore(Instant.now().minus(retention.window()))) {
             // Its inbox row, if it was ever applied, may already be gone: applying it now could apply it twice.
-            deadLetters.forward(amqp, body, config.consumer(), "too_old: created " + created
-                    + ", before the inbox retention window of " + retention.window());
-            metrics.rejected(config.consumer(), "too_old");
+            deadLetter(amqp, "too_old: created " + created + ", before the inbox retention window of "
+                    + retention.window(), "too_old");
             return;
         }
+        ProcessingResult result;
         if (batch.enabled()) {
             // This transaction stays empty: the batch thread's commits the effect, and only then does this return.
-            batcher.apply(envelope);
-            return;
+            result = batcher.apply(envelope);
+        } else {
+            MDC.put("consumer", config.consumer());
+            MDC.put("messageId", envelope.messageId().toString());
+            try {
+                result = handler.handle(config.consumer(), envelope);
+            } finally {
+                MDC.remove("consumer");
+                MDC.remove("messageId");
+            }
         }
-        MDC.put("consumer", config.consumer());
-        MDC.put("messageId", envelope.messageId().toString());
-        try {
-            handler.handle(config.consumer(), envelope);
-        } finally {
-            MDC.remove("consumer");
-            MDC.remove("messageId");
+        if (result.status() == ProcessingResult.Status.ID_CONFLICT) {
+            // A sender's bug, never applied: the message is kept on the dead-letter address as evidence.
+            deadLetters.forward(amqp, config.consumer(), "id_conflict: " + result.conflict());
         }
+    }
+
+    private void deadLetter(IncomingAmqpMetadata amqp, String reason, String outcome) {
+        deadLetters.forward(amqp, config.consumer(), reason);
+        metrics.rejected(config.consumer(), outcome);
     }
 }

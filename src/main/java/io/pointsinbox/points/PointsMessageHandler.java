@@ -54,10 +54,7 @@ public class PointsMessageHandler {
                     inbox.original(consumer, envelope.messageId()));
         }
         InboxMessage claimed = claim.row().orElseThrow();
-        InboxOutcome outcome = switch (envelope.type()) {
-            case POINTS_GRANTED -> ledger.grant(consumer, envelope.messageId(), envelope.userId(), envelope.amount());
-            case POINTS_REDEEMED -> ledger.redeem(consumer, envelope.messageId(), envelope.userId(), envelope.amount());
-        };
+        InboxOutcome outcome = apply(consumer, envelope);
         // Every statement runs before the method returns, so that the commit has nothing left to write: if the
         // session is torn down during shutdown before its flush-at-commit, the transaction cannot commit a claim
         // without its outcome. The claim and the ledger statements have run already; only a business rejection
@@ -66,6 +63,41 @@ public class PointsMessageHandler {
             claimed.outcome = outcome;
             InboxMessage.flush();
         }
+        return applied(envelope, outcome, recording);
+    }
+
+    /**
+     * {@link #handle} for the HTTP ingress, on one connection however many duplicates arrive at once. The claim is
+     * {@code INSERT ... ON CONFLICT DO NOTHING}, so a duplicate leaves the transaction usable and the first delivery's
+     * row is read in it. A request thread never holds one pooled connection while it asks for a second, which HTTP,
+     * unlike the AMQP workers, could otherwise do without bound (every connection held by a duplicate waiting for
+     * another: the pool's acquisition timeout, and a 500 for a message that was applied).
+     */
+    @Transactional(TxType.MANDATORY)
+    public ProcessingResult handleOnOneConnection(String consumer, PointsEnvelope envelope) {
+        InboxMetrics.Recording recording = metrics.recordOnCompletion(consumer);
+        Claim claim = inbox.claimAll(consumer, List.of(envelope.inboxEntry())).get(0);
+        if (!claim.won()) {
+            return alreadyClaimed(consumer, envelope, claim.concurrent(), recording,
+                    Optional.ofNullable(inbox.originals(consumer, List.of(envelope.messageId()))
+                            .get(envelope.messageId())));
+        }
+        InboxOutcome outcome = apply(consumer, envelope);
+        if (outcome != InboxOutcome.PROCESSED) {
+            inbox.recordOutcome(consumer, envelope.messageId(), outcome);
+        }
+        return applied(envelope, outcome, recording);
+    }
+
+    private InboxOutcome apply(String consumer, PointsEnvelope envelope) {
+        return switch (envelope.type()) {
+            case POINTS_GRANTED -> ledger.grant(consumer, envelope.messageId(), envelope.userId(), envelope.amount());
+            case POINTS_REDEEMED -> ledger.redeem(consumer, envelope.messageId(), envelope.userId(), envelope.amount());
+        };
+    }
+
+    private ProcessingResult applied(PointsEnvelope envelope, InboxOutcome outcome,
+            InboxMetrics.Recording recording) {
         recording.committed(outcome == InboxOutcome.PROCESSED ? "processed" : "insufficient_balance");
         chaos.afterCommitOfCurrentTransaction();
         return new ProcessingResult(envelope.messageId(), ProcessingResult.Status.FIRST_DELIVERY, outcome);
@@ -145,10 +177,9 @@ public class PointsMessageHandler {
                 java.time.Instant.now())).orElse(null);
         if (original.isPresent() && !original.get().payloadHash.equals(envelope.payloadHash())) {
             recording.duplicate("id_conflict", "id_conflict", age);
-            LOG.warnf("Message id %s reused for consumer %s with a different payload (first %s, now %s %s); "
-                    + "not applied", envelope.messageId(), consumer, original.get().payloadJson,
-                    envelope.type().wireName(), envelope.payloadJson());
-            return new ProcessingResult(envelope.messageId(), ProcessingResult.Status.ID_CONFLICT, null);
+            return new ProcessingResult(envelope.messageId(), ProcessingResult.Status.ID_CONFLICT, null,
+                    "first payload " + original.get().messageType + " " + original.get().payloadJson + ", this one "
+                            + envelope.type().wireName() + " " + envelope.payloadJson());
         }
         String duplicateClass = concurrent ? "in_flight" : "redelivery";
         recording.duplicate("duplicate", duplicateClass, age);

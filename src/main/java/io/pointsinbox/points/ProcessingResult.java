@@ -6,9 +6,14 @@ import io.pointsinbox.inbox.InboxOutcome;
 
 /**
  * How one delivery ended for a consumer. For a duplicate, {@code outcome} is what the first delivery recorded, so a
- * sender retrying gets the same answer; it is null when the delivery was not applied (id conflict).
+ * sender retrying gets the same answer; it is null when the delivery was not applied (id conflict), and
+ * {@code conflict} then says what the id was first used for and what it carries now.
  */
-public record ProcessingResult(UUID messageId, Status status, InboxOutcome outcome) {
+public record ProcessingResult(UUID messageId, Status status, InboxOutcome outcome, String conflict) {
+
+    public ProcessingResult(UUID messageId, Status status, InboxOutcome outcome) {
+        this(messageId, status, outcome, null);
+    }
 
     /** The outcomes a delivery that reached the inbox can have. */
     public enum Status {
@@ -16,7 +21,7 @@ public record ProcessingResult(UUID messageId, Status status, InboxOutcome outco
         FIRST_DELIVERY,
         /** The same message again: acknowledged without effect. */
         DUPLICATE_IGNORED,
-        /** The id was already used for a different message: not applied, counted, logged as a warning. */
+        /** The id was already used for a different message: not applied, counted, dead-lettered (AMQP) or 409 (HTTP). */
         ID_CONFLICT
     }
 }

@@ -112,6 +112,35 @@ class PointsMessageResourceTest extends InboxTestBase {
         assertEquals(0, Ledger.totalRows("inbox_message"), "nothing stored");
     }
 
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "{\"messageId\":\"%s\",\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":1,\"amount\":10,\"amount\":1000000}}"
+                    + "|payload.amount|payload.amount: appears twice",
+            "{\"messageId\":\"%s\",\"messageId\":\"%s\",\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":1,"
+                    + "\"amount\":10}}|messageId|messageId: appears twice",
+            "{\"messageId\":\"%s\",\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":1,\"amount\":10}} {\"x\":1}"
+                    + "|body|body: malformed JSON",
+            "{\"messageId\":\"%s\",\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":1,\"amount\":10,"
+                    + "\"note\":\"a\\u0000b\"}}|payload|payload: contains a NUL character" })
+    void ambiguousOrUnstorableJsonIs400NamingTheField(String template, String field, String message) {
+        String id = UUID.randomUUID().toString();
+        post(template.formatted(id, id)).statusCode(400).contentType(ContentType.JSON)
+                .body("error", equalTo("invalid_message"), "field", equalTo(field), "message", startsWith(message));
+        assertEquals(0, Ledger.totalRows("inbox_message"), "nothing stored");
+        assertEquals(0, Ledger.totalRows("user_points"), "nothing applied");
+    }
+
+    @Test
+    void aBodyThatIsNotUtf8Is400() {
+        byte[] utf16 = grant(UUID.randomUUID(), 1, 1).getBytes(java.nio.charset.StandardCharsets.UTF_16);
+        byte[] withBom = ("\uFEFF" + grant(UUID.randomUUID(), 1, 1)).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        given().contentType(ContentType.JSON).body(utf16).post("/messages/points-granted").then().statusCode(400)
+                .body("field", equalTo("body"), "message", startsWith("body: not UTF-8"));
+        given().contentType(ContentType.JSON).body(withBom).post("/messages/points-granted").then().statusCode(400)
+                .body("field", equalTo("body"), "message", startsWith("body: starts with a byte order mark"));
+        assertEquals(0, Ledger.totalRows("inbox_message"), "nothing stored");
+    }
+
     @Test
     void wrongContentTypeIs415WithAJsonError() {
         given().contentType(ContentType.TEXT).body(grant(UUID.randomUUID(), 1, 1)).post("/messages/points-granted")

@@ -4,11 +4,20 @@ import static io.pointsinbox.support.AmqpTestClient.grant;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+
+import org.apache.qpid.proton.amqp.messaging.AmqpValue;
+import org.apache.qpid.proton.amqp.messaging.ApplicationProperties;
+import org.apache.qpid.proton.message.Message;
 
 import org.junit.jupiter.api.Test;
 
+import io.pointsinbox.messaging.DeadLetters;
 import io.pointsinbox.support.AmqpTestClient;
 import io.pointsinbox.support.ArtemisTestResource;
 import io.pointsinbox.support.InboxTestBase;
@@ -19,14 +28,17 @@ import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 
-/** A sender reusing an id for a different message: never applied twice, and told apart from a true duplicate. */
+/**
+ * A sender reusing an id for a different message: never applied, told apart from a true duplicate, and kept (AMQP:
+ * the whole message on the dead-letter address; HTTP: a 409).
+ */
 @QuarkusTest
 @QuarkusTestResource(ArtemisTestResource.class)
 @QuarkusTestResource(PostgresTestDatabase.class)
 class IdConflictTest extends InboxTestBase {
 
     @Test
-    void anIdReusedWithADifferentPayloadOverAmqpIsCountedAsAConflictAndNotApplied() {
+    void anIdReusedWithADifferentPayloadOverAmqpIsCountedNotAppliedAndDeadLettered() {
         UUID id = UUID.randomUUID();
         double conflictsBefore = Metrics.messages(CONSUMER, "id_conflict");
         double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
@@ -34,7 +46,10 @@ class IdConflictTest extends InboxTestBase {
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
             sender.sendText(grant(id, 5_005, 10));
             awaitDrained();
-            sender.sendText(grant(id, 5_005, 999));
+            Message conflicting = Message.Factory.create();
+            conflicting.setBody(new AmqpValue(grant(id, 5_005, 999)));
+            conflicting.setApplicationProperties(new ApplicationProperties(Map.of("tenant", "tenant-7")));
+            sender.send(conflicting);
             sender.sendText(grant(id, 5_005, 10));
         }
         awaitDrained();
@@ -46,7 +61,17 @@ class IdConflictTest extends InboxTestBase {
         assertEquals(1, Metrics.duplicates(CONSUMER, "id_conflict") - conflictClassBefore,
                 "the conflict is a duplicate class of its own");
         assertEquals(10, Ledger.balance(CONSUMER, 5_005), "only the first message applied");
-        assertEquals(0, deadLettered(), "acknowledged, not dead-lettered");
+        // The second message is a sender's bug: its content must survive somewhere other than a log line.
+        List<Message> copies = AmqpTestClient.take(ArtemisTestResource.DEAD_LETTER, 1, Duration.ofSeconds(10));
+        assertEquals(1, copies.size(), "the conflicting message is dead-lettered, the true duplicate is not");
+        Message copy = copies.get(0);
+        assertEquals("tenant-7", copy.getApplicationProperties().getValue().get("tenant"),
+                "the dead letter is the whole original, application properties included");
+        assertEquals(grant(id, 5_005, 999), ((AmqpValue) copy.getBody()).getValue(), "the original body");
+        String reason = (String) copy.getApplicationProperties().getValue().get(DeadLetters.REASON);
+        assertTrue(reason.startsWith("id_conflict: first payload PointsGranted.v1 {")
+                && reason.contains("\"amount\": 10") && reason.endsWith("this one PointsGranted.v1 "
+                        + "{\"userId\":5005,\"amount\":999}"), "the reason names both payloads: " + reason);
         assertNothingUnacknowledged();
     }
 

@@ -1,13 +1,17 @@
 package io.pointsinbox.support;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import io.vertx.amqp.AmqpClient;
 import io.vertx.amqp.AmqpClientOptions;
 import io.vertx.amqp.AmqpConnection;
 import io.vertx.amqp.AmqpMessage;
+import io.vertx.amqp.AmqpReceiver;
+import io.vertx.amqp.AmqpReceiverOptions;
 import io.vertx.amqp.AmqpSender;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -65,6 +69,38 @@ public final class AmqpTestClient implements AutoCloseable {
 
     public void send(AmqpMessage message) {
         await(sender.sendWithAck(message));
+    }
+
+    /** Sends a message built section by section, exactly as given, and waits for the broker to accept it. */
+    public void send(org.apache.qpid.proton.message.Message message) {
+        send(AmqpMessage.create(message).build());
+    }
+
+    /**
+     * Takes up to {@code expected} messages off a queue as an AMQP consumer would (each accepted), waiting at most
+     * {@code timeout} for them, and returns them as received, section by section.
+     */
+    public static List<org.apache.qpid.proton.message.Message> take(String queue, int expected, Duration timeout) {
+        AmqpClient client = AmqpClient.create(VERTX, new AmqpClientOptions().setHost("127.0.0.1")
+                .setPort(ArtemisTestResource.port()));
+        List<org.apache.qpid.proton.message.Message> received = new CopyOnWriteArrayList<>();
+        try {
+            AmqpConnection connection = await(client.connect());
+            AmqpReceiver receiver = await(connection.createReceiver(queue,
+                    new AmqpReceiverOptions().setMaxBufferedMessages(Math.max(1, expected))));
+            receiver.handler(message -> received.add(message.unwrap()));
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (received.size() < expected && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            await(receiver.close());
+            await(connection.close());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            await(client.close());
+        }
+        return List.copyOf(received);
     }
 
     public void sendAll(List<String> bodies) {

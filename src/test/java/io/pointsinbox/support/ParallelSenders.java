@@ -8,6 +8,7 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 
 /** Several independent AMQP producers, released together, each sending its own list of bodies. */
 public final class ParallelSenders {
@@ -36,15 +37,29 @@ public final class ParallelSenders {
     }
 
     public static void send(List<List<String>> perSender) throws Exception {
+        sendEach(perSender, AmqpTestClient::sendText);
+    }
+
+    /** Messages built section by section, split into consecutive shares, one per sender. */
+    public static void splitMessages(List<org.apache.qpid.proton.message.Message> messages, int senders)
+            throws Exception {
+        List<List<org.apache.qpid.proton.message.Message>> perSender = new ArrayList<>();
+        for (int s = 0; s < senders; s++) {
+            perSender.add(messages.subList(s * messages.size() / senders, (s + 1) * messages.size() / senders));
+        }
+        sendEach(perSender, AmqpTestClient::send);
+    }
+
+    private static <T> void sendEach(List<List<T>> perSender, BiConsumer<AmqpTestClient, T> send) throws Exception {
         CyclicBarrier start = new CyclicBarrier(perSender.size());
         ExecutorService pool = Executors.newFixedThreadPool(perSender.size());
         try {
             List<CompletableFuture<Void>> running = new ArrayList<>();
-            for (List<String> bodies : perSender) {
+            for (List<T> items : perSender) {
                 running.add(CompletableFuture.runAsync(() -> {
                     try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
                         start.await(10, TimeUnit.SECONDS);
-                        sender.sendAll(bodies);
+                        items.forEach(item -> send.accept(sender, item));
                     } catch (Exception e) {
                         throw new IllegalStateException(e);
                     }

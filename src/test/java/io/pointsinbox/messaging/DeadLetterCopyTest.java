@@ -1,0 +1,230 @@
+package io.pointsinbox.messaging;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Date;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import org.apache.qpid.proton.amqp.Binary;
+import org.apache.qpid.proton.amqp.Symbol;
+import org.apache.qpid.proton.amqp.UnsignedInteger;
+import org.apache.qpid.proton.amqp.UnsignedLong;
+import org.apache.qpid.proton.amqp.messaging.AmqpSequence;
+import org.apache.qpid.proton.amqp.messaging.AmqpValue;
+import org.apache.qpid.proton.amqp.messaging.ApplicationProperties;
+import org.apache.qpid.proton.amqp.messaging.Data;
+import org.apache.qpid.proton.amqp.messaging.Footer;
+import org.apache.qpid.proton.amqp.messaging.MessageAnnotations;
+import org.apache.qpid.proton.amqp.messaging.Properties;
+import org.apache.qpid.proton.amqp.messaging.Section;
+import org.apache.qpid.proton.message.Message;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+import io.pointsinbox.support.AmqpTestClient;
+import io.pointsinbox.support.ArtemisTestResource;
+import io.pointsinbox.support.InboxTestBase;
+import io.pointsinbox.support.Ledger;
+import io.pointsinbox.support.Metrics;
+import io.pointsinbox.support.PostgresTestDatabase;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+
+/**
+ * Bad input of every AMQP body encoding, sent as another AMQP client would: each message is settled on its first
+ * delivery and ends on the dead-letter address as the original, section by section, plus its reason.
+ */
+@QuarkusTest
+@QuarkusTestResource(ArtemisTestResource.class)
+@QuarkusTestResource(PostgresTestDatabase.class)
+class DeadLetterCopyTest extends InboxTestBase {
+
+    /** One poison message per body encoding, and the reason its copy must start with. */
+    private record Case(String label, Section body, String contentType, String reason) {
+    }
+
+    private static final String NESTED = "[".repeat(1_001) + "]".repeat(1_001);
+
+    private static List<Case> cases() {
+        byte[] notUtf8 = { (byte) 0xff, (byte) 0xfe, 0x00, 0x7b, 0x00, 0x7d };
+        Map<String, Object> map = new LinkedHashMap<>();
+        map.put("messageId", UUID.randomUUID().toString());
+        map.put("type", "PointsGranted.v1");
+        return List.of(
+                // A data section labelled application/json is decoded by the connector before the service sees it.
+                new Case("json data, malformed", data("{\"messageId\":"), "application/json", "body: malformed JSON"),
+                new Case("json data, not UTF-8", new Data(new Binary(notUtf8)), "application/json", "body: not UTF-8"),
+                new Case("json data, nested 1,001 deep", data(NESTED), "application/json", "body: malformed JSON"),
+                new Case("json data, duplicate key", data("{\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":1,"
+                        + "\"amount\":10,\"amount\":1000000}}"), "application/json", "payload.amount: appears twice"),
+                new Case("cloud event data, malformed", data("{\"specversion\":"), "application/cloudevents+json",
+                        "body: malformed JSON"),
+                new Case("octet-stream data, not UTF-8", new Data(new Binary(notUtf8)), "application/octet-stream",
+                        "body: not UTF-8"),
+                new Case("empty data", new Data(new Binary(new byte[0])), null, "body: missing"),
+                new Case("string value", new AmqpValue("{not json"), null, "body: malformed JSON"),
+                new Case("binary value", new AmqpValue(new Binary("{\"a\":".getBytes(StandardCharsets.UTF_8))), null,
+                        "body: malformed JSON"),
+                new Case("map value", new AmqpValue(map), null, "body: must be JSON"),
+                new Case("list value", new AmqpValue(List.of("a", 1L, true)), null, "body: must be JSON"),
+                new Case("null value", new AmqpValue(null), null, "body: must be JSON"),
+                new Case("long value", new AmqpValue(42L), null, "body: must be JSON"),
+                new Case("uuid value", new AmqpValue(UUID.randomUUID()), null, "body: must be JSON"),
+                new Case("timestamp value", new AmqpValue(new Date(1_700_000_000_000L)), null, "body: must be JSON"),
+                new Case("symbol value", new AmqpValue(Symbol.valueOf("points")), null, "body: must be JSON"),
+                new Case("amqp-sequence", new AmqpSequence(List.of(List.of(1L, 2L), "x")), null, "body: must be JSON"),
+                new Case("no body", null, null, "body: must be JSON"));
+    }
+
+    @Test
+    void everyBodyEncodingIsSettledOnceAndDeadLetteredAsTheOriginalWithItsReason() {
+        double rejectedBefore = Metrics.messages(CONSUMER, "rejected");
+        double failedBefore = Metrics.messages(CONSUMER, "failed");
+        Map<String, Case> byId = new LinkedHashMap<>();
+        Map<String, Message> originals = new HashMap<>();
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            for (Case c : cases()) {
+                String id = "poison-" + UUID.randomUUID();
+                Message original = original(id, c);
+                byId.put(id, c);
+                originals.put(id, original);
+                sender.send(original);
+            }
+        }
+        List<Message> copies = AmqpTestClient.take(ArtemisTestResource.DEAD_LETTER, byId.size(),
+                Duration.ofSeconds(30));
+        awaitDrained();
+
+        Map<String, Message> copyOf = copies.stream()
+                .collect(Collectors.toMap(copy -> String.valueOf(copy.getMessageId()), Function.identity()));
+        List<Executable> checks = new ArrayList<>();
+        for (Map.Entry<String, Case> entry : byId.entrySet()) {
+            Case c = entry.getValue();
+            checks.add(() -> assertCopy(c, originals.get(entry.getKey()), copyOf.get(entry.getKey())));
+        }
+        assertAll(checks);
+        assertEquals(byId.size(), copies.size(), "one copy per poison message, none twice");
+        assertEquals(byId.size(), Metrics.messages(CONSUMER, "rejected") - rejectedBefore, "each counted as rejected");
+        assertEquals(0, Metrics.messages(CONSUMER, "failed") - failedBefore, "none entered the redelivery loop");
+        assertEquals(0, ArtemisTestResource.highestDeliveryCount(ArtemisTestResource.ADDRESS), "none redelivered");
+        assertEquals(0, Ledger.totalRows("inbox_message"), "nothing claimed");
+        assertNothingUnacknowledged();
+    }
+
+    private static void assertCopy(Case c, Message original, Message copy) {
+        assertNotNull(copy, c.label() + ": a copy on the dead-letter address");
+        Map<String, Object> added = copy.getApplicationProperties().getValue();
+        String reason = String.valueOf(added.get(DeadLetters.REASON));
+        assertTrue(reason.startsWith(c.reason()), c.label() + ": reason '" + reason + "' should start with '"
+                + c.reason() + "'");
+        assertEquals(ArtemisTestResource.ADDRESS, added.get(DeadLetters.ORIGINAL_ADDRESS), c.label() + ": address");
+        assertEquals(CONSUMER, added.get(DeadLetters.CONSUMER), c.label() + ": consumer");
+        assertArrayEquals(encoded(m -> m.setBody(original.getBody())), encoded(m -> m.setBody(copy.getBody())),
+                c.label() + ": the same body section, type and bytes (original " + original.getBody() + ", copy "
+                        + copy.getBody() + ")");
+        Properties sent = original.getProperties();
+        Properties kept = copy.getProperties();
+        assertAll(c.label() + ": properties",
+                () -> assertEquals(sent.getMessageId(), kept.getMessageId(), "message-id"),
+                () -> assertEquals(sent.getCorrelationId(), kept.getCorrelationId(), "correlation-id"),
+                () -> assertEquals(sent.getSubject(), kept.getSubject(), "subject"),
+                () -> assertEquals(sent.getContentType(), kept.getContentType(), "content-type"),
+                () -> assertEquals(sent.getContentEncoding(), kept.getContentEncoding(), "content-encoding"),
+                () -> assertEquals(sent.getCreationTime(), kept.getCreationTime(), "creation-time"),
+                () -> assertEquals(sent.getUserId(), kept.getUserId(), "user-id"),
+                () -> assertEquals(sent.getReplyTo(), kept.getReplyTo(), "reply-to"),
+                () -> assertEquals(sent.getGroupId(), kept.getGroupId(), "group-id"),
+                () -> assertEquals(sent.getGroupSequence(), kept.getGroupSequence(), "group-sequence"),
+                () -> assertEquals(sent.getReplyToGroupId(), kept.getReplyToGroupId(), "reply-to-group-id"),
+                () -> assertEquals(sent.getAbsoluteExpiryTime(), kept.getAbsoluteExpiryTime(),
+                        "absolute-expiry-time"));
+        Map<String, Object> sentProperties = original.getApplicationProperties().getValue();
+        Map<String, Object> keptProperties = new HashMap<>(added);
+        keptProperties.keySet().removeAll(List.of(DeadLetters.REASON, DeadLetters.ORIGINAL_ADDRESS,
+                DeadLetters.CONSUMER));
+        assertEquals(sentProperties.keySet(), keptProperties.keySet(), c.label() + ": application properties");
+        for (String key : sentProperties.keySet()) {
+            assertArrayEquals(encodedValue(sentProperties.get(key)), encodedValue(keptProperties.get(key)),
+                    c.label() + ": application property " + key + " with its AMQP type");
+        }
+        assertTrue(copy.getMessageAnnotations().getValue().entrySet()
+                .containsAll(original.getMessageAnnotations().getValue().entrySet()),
+                c.label() + ": message annotations " + original.getMessageAnnotations().getValue() + " in "
+                        + copy.getMessageAnnotations().getValue());
+        assertEquals(original.getFooter().getValue(), copy.getFooter().getValue(), c.label() + ": footer");
+        assertTrue(copy.isDurable(), c.label() + ": durable");
+    }
+
+    /** A message as a sender with another client could build it: every property, typed values, annotations. */
+    private static Message original(String id, Case c) {
+        Message message = Message.Factory.create();
+        message.setDurable(true);
+        message.setPriority((short) 7);
+        Properties properties = new Properties();
+        properties.setMessageId(id);
+        properties.setCorrelationId(new UnsignedLong(4242));
+        properties.setSubject("points");
+        properties.setContentType(c.contentType() == null ? null : Symbol.valueOf(c.contentType()));
+        properties.setContentEncoding(Symbol.valueOf("identity"));
+        properties.setCreationTime(new Date(System.currentTimeMillis() - 1_000));
+        properties.setUserId(new Binary("sender-7".getBytes(StandardCharsets.UTF_8)));
+        properties.setReplyTo("replies");
+        properties.setGroupId("group-7");
+        properties.setGroupSequence(UnsignedInteger.valueOf(3));
+        properties.setReplyToGroupId("reply-group");
+        properties.setAbsoluteExpiryTime(new Date(System.currentTimeMillis() + Duration.ofDays(2).toMillis()));
+        message.setProperties(properties);
+        Map<String, Object> applicationProperties = new LinkedHashMap<>();
+        applicationProperties.put("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+        applicationProperties.put("tenant", "acme");
+        applicationProperties.put("attempt", 3);
+        applicationProperties.put("weight", 2.5d);
+        applicationProperties.put("urgent", true);
+        applicationProperties.put("sequence", 9_000_000_000L);
+        applicationProperties.put("origin", UUID.fromString("0c1b3c52-7f0e-4a55-9a43-2a1f2f8f3b10"));
+        applicationProperties.put("sentAt", new Date(1_700_000_000_000L));
+        applicationProperties.put("cloudEvents:specversion", "1.0");
+        applicationProperties.put("cloudEvents:time", "not a time");
+        message.setApplicationProperties(new ApplicationProperties(applicationProperties));
+        Map<Symbol, Object> annotations = new HashMap<>();
+        annotations.put(Symbol.valueOf("x-opt-route"), "eu-west");
+        annotations.put(Symbol.valueOf("x-opt-hops"), 2L);
+        message.setMessageAnnotations(new MessageAnnotations(annotations));
+        message.setFooter(new Footer(Map.of(Symbol.valueOf("x-opt-signature"), "abc")));
+        if (c.body() != null) {
+            message.setBody(c.body());
+        }
+        return message;
+    }
+
+    private static Data data(String text) {
+        return new Data(new Binary(text.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** A message with only what {@code part} sets, encoded: compares sections by their AMQP type and bytes. */
+    private static byte[] encoded(Consumer<Message> part) {
+        Message message = Message.Factory.create();
+        part.accept(message);
+        byte[] buffer = new byte[64 * 1024];
+        return Arrays.copyOf(buffer, message.encode(buffer, 0, buffer.length));
+    }
+
+    private static byte[] encodedValue(Object value) {
+        return encoded(m -> m.setBody(new AmqpValue(value)));
+    }
+}
