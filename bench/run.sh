@@ -1,23 +1,37 @@
 #!/usr/bin/env bash
-# Benchmark: the packaged application against pgbench running the same transaction, on this machine.
-# Options (environment): MESSAGES (20000), CONCURRENCY (4,8,16; empty:
-# only batched mode with BATCH_WORKERS), DUPLICATES (0,0.2), REPEATS (3),
-# WARMUP (60000 distinct messages queued twice ahead of each measured stream, not counted; 0 measures a cold JVM),
-# CLEANUP_ROWS (1000000 expired inbox rows for the cleanup comparison; 0 skips it), BATCHED (true: batched mode
-# too, at each concurrency and with BATCH_WORKERS=64 workers), APP_JVM_OPTIONS (extra options for the application),
-# BASELINE_APP (the target/quarkus-app directory of another build, e.g. a worktree of an earlier commit: every
-# application stream is drained by both builds in the same repeat, in alternating order, and compared).
-# Results: target/bench/results.md, target/bench/throughput.png, target/bench/metrics-after-storm.txt.
+# The drain benchmark (io.pointsinbox.bench.DrainBenchmark): each configuration in VARIANTS is restarted with a
+# backlog on a standalone ActiveMQ Artemis broker (its own process) and measured cold, warm and on duplicates, with
+# pgbench running the same transaction in the same run. Results: target/bench/results.md.
+#
+# Environment (all optional):
+#   VARIANTS  configurations, "label|java|app directory|JVM options and env:NAME=value" separated by ';'
+#             (default: the recommended configuration, see docs/performance.md)
+#   ROUNDS (1), COLD (20000), WARM (100000), IDLE_STARTS (5), PGBENCH_SECONDS (10), PGBENCH_CLIENTS (1,4,8)
+#   ARTEMIS_VERSION (2.56.0): downloaded once from Maven Central into ~/.cache/points-inbox
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v pgbench >/dev/null || { echo "pgbench is required (Debian: postgresql-client)" >&2; exit 1; }
-./mvnw -q -B -ntp package -DskipTests
-./mvnw -q -B -ntp dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/bench.classpath
-java -Xmx1g -cp "target/test-classes:target/classes:$(cat target/bench.classpath)" \
-    -Dbench.messages="${MESSAGES:-20000}" -Dbench.concurrency="${CONCURRENCY-4,8,16}" \
-    -Dbench.duplicates="${DUPLICATES:-0,0.2}" -Dbench.repeats="${REPEATS:-3}" -Dbench.warmup="${WARMUP:-60000}" \
-    -Dbench.cleanup-rows="${CLEANUP_ROWS:-1000000}" -Dbench.batched="${BATCHED:-true}" \
-    -Dbench.batch-workers="${BATCH_WORKERS:-64}" -Dbench.app-jvm-options="${APP_JVM_OPTIONS:-}" \
-    -Dbench.baseline-app="${BASELINE_APP:-}" \
-    -Dquarkus.log.category.\"org.apache.activemq\".level=WARN \
-    io.pointsinbox.bench.Benchmark
+
+ARTEMIS_VERSION=${ARTEMIS_VERSION:-2.56.0}
+CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/points-inbox
+ARTEMIS_HOME=$CACHE/apache-artemis-$ARTEMIS_VERSION
+if [ ! -x "$ARTEMIS_HOME/bin/artemis" ]; then
+    mkdir -p "$CACHE"
+    url=https://repo1.maven.org/maven2/org/apache/artemis/apache-artemis/$ARTEMIS_VERSION/apache-artemis-$ARTEMIS_VERSION-bin.tar.gz
+    echo "Downloading $url"
+    curl -fsSL -o "$CACHE/artemis.tar.gz" "$url"
+    echo "$(curl -fsSL "$url.sha512" | cut -d' ' -f1)  $CACHE/artemis.tar.gz" | sha512sum -c -
+    tar xzf "$CACHE/artemis.tar.gz" -C "$CACHE" && rm "$CACHE/artemis.tar.gz"
+fi
+
+if [ -z "${VARIANTS:-}" ]; then
+    bin/build-recommended
+    VARIANTS="recommended|$(bin/build-recommended --java)|target/quarkus-app|$(bin/build-recommended --jvm-options)"
+fi
+./mvnw -q -B -ntp test-compile dependency:build-classpath -Dmdep.includeScope=test \
+    -Dmdep.outputFile=target/bench.classpath
+java -Xmx512m -cp "target/test-classes:$(cat target/bench.classpath)" \
+    -Dbench.variants="$VARIANTS" -Dbench.artemis-home="$ARTEMIS_HOME" -Dbench.rounds="${ROUNDS:-1}" \
+    -Dbench.cold="${COLD:-20000}" -Dbench.warm="${WARM:-100000}" -Dbench.idle-starts="${IDLE_STARTS:-5}" \
+    -Dbench.pgbench-seconds="${PGBENCH_SECONDS:-10}" -Dbench.pgbench-clients="${PGBENCH_CLIENTS:-1,4,8}" \
+    io.pointsinbox.bench.DrainBenchmark

@@ -14,6 +14,9 @@ import jakarta.persistence.Id;
 import jakarta.persistence.SequenceGenerator;
 import jakarta.persistence.Table;
 
+import org.hibernate.annotations.JdbcTypeCode;
+import org.hibernate.type.SqlTypes;
+
 import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
 import io.quarkus.panache.common.Page;
 import io.quarkus.panache.common.Sort;
@@ -47,6 +50,8 @@ public class PointGrant extends PanacheEntityBase {
     @Column(name = "message_id", nullable = false)
     public UUID messageId;
 
+    // Bound as an OffsetDateTime, as the inbox's timestamps are: cheaper than an Instant's UTC Calendar.
+    @JdbcTypeCode(SqlTypes.TIMESTAMP_WITH_TIMEZONE)
     @Column(name = "granted_at", nullable = false)
     public Instant grantedAt;
 
@@ -54,6 +59,18 @@ public class PointGrant extends PanacheEntityBase {
     public enum Kind {
         GRANT,
         REDEMPTION
+    }
+
+    /** Records a ledger entry, written when the session flushes. */
+    public static void record(String consumer, long userId, Kind kind, long amount, UUID messageId, Instant at) {
+        PointGrant entry = new PointGrant();
+        entry.consumer = consumer;
+        entry.userId = userId;
+        entry.kind = kind;
+        entry.amount = amount;
+        entry.messageId = messageId;
+        entry.grantedAt = at;
+        entry.persist();
     }
 
     public static List<PointGrant> newestFirst(String consumer, long userId, int limit) {

@@ -20,45 +20,13 @@ import io.pointsinbox.inbox.InboxOutcome;
 import io.quarkus.hibernate.orm.panache.Panache;
 
 /**
- * The business effect of a message; runs only inside the transaction that claimed the inbox row. Each effect is one
- * prepared statement on the session's connection: the balance and the ledger entry are never read back in that
- * transaction, and every statement is a round trip to PostgreSQL, which costs the service more CPU (the socket write
- * and the wake-up of the database backend) than anything it does between two statements. Going through Hibernate
- * for them cost more still: a native query parsed the SQL, flushed the session and planned a cache clean-up on every
- * call, and the ledger entry's entity insert was about a sixth of the workers' CPU.
+ * The business effect of a message, through the Panache entities; runs only inside the transaction that claimed the
+ * inbox row. A grant is two inserts, the balance's an upsert ({@link UserPoints}) and the ledger entry's; a
+ * redemption locks the balance, lowers it if it covers the amount, and records the entry. Nothing is written until
+ * the caller flushes.
  */
 @ApplicationScoped
 public class PointsLedger {
-
-    /**
-     * A grant as one statement, so one round trip: the balance upsert in a data-modifying {@code WITH}, the ledger
-     * entry inserted from its result. An upsert rather than find-then-persist: two first grants for a new user racing
-     * on the primary key must both land, and the row lock it takes serialises concurrent grants to one user without
-     * a lost update. Writes exactly one entry.
-     */
-    private static final String GRANT = """
-            with credited as (
-                insert into user_points (consumer, user_id, balance) values (?, ?, ?)
-                on conflict (consumer, user_id) do update set balance = user_points.balance + excluded.balance
-                returning consumer, user_id)
-            insert into point_grant (id, consumer, granted_at, kind, user_id, amount, message_id)
-            select nextval('point_grant_seq'), c.consumer, ?, ?, c.user_id, ?, ? from credited c
-            """;
-
-    /**
-     * A redemption as one statement: a conditional update that takes from the balance only if it covers the amount
-     * (the row lock makes concurrent redemptions queue up, and each sees the balance left by the previous one, so it
-     * never goes below zero), and the ledger entry inserted from the row it updated. Writes one entry, or none when
-     * the balance did not cover the amount (an unknown user has none).
-     */
-    private static final String REDEEM = """
-            with debited as (
-                update user_points set balance = balance - ?
-                where consumer = ? and user_id = ? and balance >= ?
-                returning consumer, user_id)
-            insert into point_grant (id, consumer, granted_at, kind, user_id, amount, message_id)
-            select nextval('point_grant_seq'), d.consumer, ?, ?, d.user_id, ?, ? from debited d
-            """;
 
     /**
      * A batch of grants as one statement: the balances summed per user and upserted in user order (two batches
@@ -84,15 +52,8 @@ public class PointsLedger {
 
     @Transactional(TxType.MANDATORY)
     public InboxOutcome grant(String consumer, UUID messageId, long userId, long amount) {
-        int entries = write(GRANT, (statement, connection) -> {
-            statement.setString(1, consumer);
-            statement.setLong(2, userId);
-            statement.setLong(3, amount);
-            bindEntry(statement, 4, PointGrant.Kind.GRANT, amount, messageId);
-        });
-        if (entries != 1) {
-            throw new IllegalStateException("a grant wrote " + entries + " ledger entries instead of one");
-        }
+        UserPoints.credit(consumer, userId, amount);
+        PointGrant.record(consumer, userId, PointGrant.Kind.GRANT, amount, messageId, Instant.now());
         applied.fire(new PointsApplied(consumer, messageId, userId, amount));
         return InboxOutcome.PROCESSED;
     }
@@ -100,16 +61,12 @@ public class PointsLedger {
     /** A redemption the balance cannot cover is a business outcome, recorded like any other, not a failure. */
     @Transactional(TxType.MANDATORY)
     public InboxOutcome redeem(String consumer, UUID messageId, long userId, long amount) {
-        int entries = write(REDEEM, (statement, connection) -> {
-            statement.setLong(1, amount);
-            statement.setString(2, consumer);
-            statement.setLong(3, userId);
-            statement.setLong(4, amount);
-            bindEntry(statement, 5, PointGrant.Kind.REDEMPTION, -amount, messageId);
-        });
-        if (entries == 0) {
+        UserPoints points = UserPoints.findForUpdate(consumer, userId).orElse(null);
+        if (points == null || points.balance < amount) {
             return InboxOutcome.REJECTED_INSUFFICIENT_BALANCE;
         }
+        points.balance -= amount;
+        PointGrant.record(consumer, userId, PointGrant.Kind.REDEMPTION, -amount, messageId, Instant.now());
         applied.fire(new PointsApplied(consumer, messageId, userId, -amount));
         return InboxOutcome.PROCESSED;
     }
@@ -164,15 +121,6 @@ public class PointsLedger {
                 return statement.executeUpdate();
             }
         });
-    }
-
-    /** Binds a ledger entry's four parameters, from {@code first} on: time, kind, signed amount, message id. */
-    private static void bindEntry(PreparedStatement statement, int first, PointGrant.Kind kind, long amount,
-            UUID messageId) throws SQLException {
-        statement.setObject(first, Instant.now().atOffset(ZoneOffset.UTC));
-        statement.setString(first + 1, kind.name());
-        statement.setLong(first + 2, amount);
-        statement.setObject(first + 3, messageId);
     }
 
     @FunctionalInterface

@@ -55,14 +55,11 @@ public class PointsMessageHandler {
         }
         InboxMessage claimed = claim.row().orElseThrow();
         InboxOutcome outcome = apply(consumer, envelope);
+        claimed.outcome = outcome;
         // Every statement runs before the method returns, so that the commit has nothing left to write: if the
-        // session is torn down during shutdown before its flush-at-commit, the transaction cannot commit a claim
-        // without its outcome. The claim and the ledger statements have run already; only a business rejection
-        // changes the claimed row.
-        if (outcome != InboxOutcome.PROCESSED) {
-            claimed.outcome = outcome;
-            InboxMessage.flush();
-        }
+        // session were torn down during shutdown before its flush-at-commit, the transaction could not commit a claim
+        // without its effect.
+        InboxMessage.flush();
         return applied(envelope, outcome, recording);
     }
 
@@ -83,6 +80,7 @@ public class PointsMessageHandler {
                             .get(envelope.messageId())));
         }
         InboxOutcome outcome = apply(consumer, envelope);
+        InboxMessage.flush();
         if (outcome != InboxOutcome.PROCESSED) {
             inbox.recordOutcome(consumer, envelope.messageId(), outcome);
         }

@@ -8,26 +8,29 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * CPU time spent by each party of a run, read from /proc (Linux): the service, this JVM (the embedded broker and the
- * sender), PostgreSQL (its processes and those it reaped, such as the backends of closed connections) and the
- * children this JVM reaped (pgbench). Tells where a machine's cores went, which a throughput figure alone does not.
+ * CPU time spent by each party of a run, read from /proc (Linux): named processes (the service, the broker), every
+ * PostgreSQL process (with those it reaped, such as the backends of closed connections), and this JVM's reaped
+ * children (pgbench). Tells where a machine's cores went, which a throughput figure alone does not.
  */
 final class CpuMeter {
+
+    static final String POSTGRES = "postgres";
+    static final String CHILDREN = "pgbench client";
 
     /** Clock ticks per second of /proc/[pid]/stat; 100 on Linux for x86-64 and arm64. */
     private static final double TICKS_PER_SECOND = 100;
 
-    private final long servicePid;
+    private final Map<String, Long> processes;
     private final Map<String, Long> start;
 
-    private CpuMeter(long servicePid) {
-        this.servicePid = servicePid;
+    private CpuMeter(Map<String, Long> processes) {
+        this.processes = processes;
         this.start = snapshot();
     }
 
-    /** Starts counting; {@code servicePid} is the application's process, or -1 when none runs (pgbench). */
-    static CpuMeter start(long servicePid) {
-        return new CpuMeter(servicePid);
+    /** Starts counting; {@code processes} names the processes to charge, by party. */
+    static CpuMeter start(Map<String, Long> processes) {
+        return new CpuMeter(processes);
     }
 
     /** CPU seconds spent by each party since {@link #start}; empty where /proc cannot be read. */
@@ -43,18 +46,17 @@ final class CpuMeter {
         if (!Files.isDirectory(Path.of("/proc/self"))) {
             return ticks;
         }
+        processes.forEach((party, pid) -> {
+            long[] stat = stat(Path.of("/proc", String.valueOf(pid), "stat"));
+            ticks.put(party, stat[0] + stat[1]);
+        });
         long[] self = stat(Path.of("/proc/self/stat"));
-        if (servicePid > 0) {
-            long[] service = stat(Path.of("/proc", String.valueOf(servicePid), "stat"));
-            ticks.put("service", service[0] + service[1]);
-        }
-        ticks.put("broker and sender", self[0] + self[1]);
-        ticks.put("reaped children (pgbench)", self[2] + self[3]);
+        ticks.put(CHILDREN, self[2] + self[3]);
         long postgres = 0;
-        try (DirectoryStream<Path> processes = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
-            for (Path process : processes) {
+        try (DirectoryStream<Path> all = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
+            for (Path process : all) {
                 try {
-                    if ("postgres".equals(Files.readString(process.resolve("comm")).strip())) {
+                    if (POSTGRES.equals(Files.readString(process.resolve("comm")).strip())) {
                         long[] pg = stat(process.resolve("stat"));
                         postgres += pg[0] + pg[1] + pg[2] + pg[3];
                     }
@@ -65,7 +67,7 @@ final class CpuMeter {
         } catch (IOException e) {
             return ticks;
         }
-        ticks.put("postgres", postgres);
+        ticks.put(POSTGRES, postgres);
         return ticks;
     }
 
