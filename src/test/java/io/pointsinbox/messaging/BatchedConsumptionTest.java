@@ -77,7 +77,7 @@ class BatchedConsumptionTest extends InboxTestBase {
                         + withSecondPayload);
         assertEquals(1, Ledger.inboxRows(CONSUMER, contested), "one inbox row for the contested id");
         assertEquals(1, Ledger.inboxRows(CONSUMER, fresh), "one inbox row for the repeated id");
-        assertEquals(0, deadLettered(), "nothing dead-lettered");
+        assertEquals(1, deadLettered(), "the reused id's second payload, kept as evidence on the dead-letter address");
         assertNothingUnacknowledged();
     }
 
