@@ -28,6 +28,26 @@ public class ApiErrorMapper {
         return ApiError.response(Response.Status.BAD_REQUEST, "invalid_message", e.field(), e.getMessage());
     }
 
+    @ServerExceptionMapper(priority = jakarta.ws.rs.Priorities.AUTHENTICATION)
+    public Response unauthorized(io.quarkus.security.UnauthorizedException e) {
+        return SecurityErrors.unauthorized();
+    }
+
+    @ServerExceptionMapper(priority = jakarta.ws.rs.Priorities.AUTHENTICATION)
+    public Response authenticationFailed(io.quarkus.security.AuthenticationFailedException e) {
+        return SecurityErrors.unauthorized();
+    }
+
+    @ServerExceptionMapper(priority = jakarta.ws.rs.Priorities.AUTHENTICATION)
+    public Response forbidden(io.quarkus.security.ForbiddenException e) {
+        return SecurityErrors.forbidden();
+    }
+
+    @ServerExceptionMapper
+    public Response invalidParameter(UserPointsResource.InvalidParameterException e) {
+        return ApiError.response(Response.Status.BAD_REQUEST, "invalid_parameter", e.parameter(), e.getMessage());
+    }
+
     @ServerExceptionMapper
     public Response clientError(WebApplicationException e) {
         Response original = e.getResponse();

@@ -14,8 +14,10 @@ import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import io.pointsinbox.config.PointsConfig;
 import io.pointsinbox.inbox.InboxOutcome;
@@ -58,28 +60,56 @@ public class PointsMessageResource {
     @POST
     @Path("/points-granted")
     @Transactional
-    @Operation(summary = "Apply a PointsGranted.v1 message exactly once in effect per message id")
+    @Operation(summary = "Grant points, exactly once in effect per message id",
+            description = "Adds payload.amount to the user's balance and records a grant, in one transaction with the"
+                    + " inbox row of (consumer, messageId). A retry of the same message answers what the first did.")
+    @SecurityRequirement(name = "bearer")
     @APIResponse(responseCode = "200", description = "processed, or duplicate_ignored with the first outcome",
-            content = @Content(examples = @ExampleObject(name = "processed",
-                    value = "{\"status\":\"processed\",\"messageId\":\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\","
-                            + "\"outcome\":\"processed\"}")))
-    @APIResponse(responseCode = "400", description = "invalid message, the field is named")
-    @APIResponse(responseCode = "409", description = "the id was already used for a different message")
-    public Response pointsGranted(@RequestBody(content = @Content(examples = @ExampleObject(name = "grant",
-            value = "{\"messageId\":\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\",\"type\":\"PointsGranted.v1\","
-                    + "\"payload\":{\"userId\":123,\"amount\":100}}"))) byte[] body) {
+            content = @Content(schema = @Schema(ref = "Accepted"), examples = {
+                    @ExampleObject(name = "processed", value = "{\"status\":\"processed\",\"messageId\":"
+                            + "\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\",\"outcome\":\"processed\"}"),
+                    @ExampleObject(name = "duplicate_ignored", value = "{\"status\":\"duplicate_ignored\","
+                            + "\"messageId\":\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\",\"outcome\":\"processed\"}") }))
+    @APIResponse(responseCode = "400", ref = "InvalidMessage")
+    @APIResponse(responseCode = "401", ref = "Unauthorized")
+    @APIResponse(responseCode = "403", ref = "Forbidden")
+    @APIResponse(responseCode = "409", ref = "IdConflict")
+    @APIResponse(responseCode = "413", ref = "TooLarge")
+    @APIResponse(responseCode = "415", ref = "NotJson")
+    public Response pointsGranted(@RequestBody(required = true, content = @Content(
+            schema = @Schema(ref = "Envelope"), examples = @ExampleObject(name = "grant",
+                    value = "{\"messageId\":\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\",\"type\":\"PointsGranted.v1\","
+                            + "\"payload\":{\"userId\":123,\"amount\":100}}"))) byte[] body) {
         return deliver(body, MessageType.POINTS_GRANTED);
     }
 
     @POST
     @Path("/points-redeemed")
     @Transactional
-    @Operation(summary = "Apply a PointsRedeemed.v1 message exactly once in effect per message id")
-    @APIResponse(responseCode = "200", description = "processed, or duplicate_ignored with the first outcome")
-    @APIResponse(responseCode = "422", description = "rejected_insufficient_balance (recorded; a retry answers the same)")
-    public Response pointsRedeemed(@RequestBody(content = @Content(examples = @ExampleObject(name = "redemption",
-            value = "{\"messageId\":\"0c1b3c52-7f0e-4a55-9a43-2a1f2f8f3b10\",\"type\":\"PointsRedeemed.v1\","
-                    + "\"payload\":{\"userId\":123,\"amount\":30}}"))) byte[] body) {
+    @Operation(summary = "Redeem points, exactly once in effect per message id",
+            description = "Takes payload.amount from the user's balance, never below zero. A redemption the balance"
+                    + " cannot cover is recorded as rejected (422) and a retry answers the same, even if the balance"
+                    + " could cover it by then.")
+    @SecurityRequirement(name = "bearer")
+    @APIResponse(responseCode = "200", description = "processed, or duplicate_ignored with the first outcome",
+            content = @Content(schema = @Schema(ref = "Accepted"), examples = @ExampleObject(name = "processed",
+                    value = "{\"status\":\"processed\",\"messageId\":\"0c1b3c52-7f0e-4a55-9a43-2a1f2f8f3b10\","
+                            + "\"outcome\":\"processed\"}")))
+    @APIResponse(responseCode = "400", ref = "InvalidMessage")
+    @APIResponse(responseCode = "401", ref = "Unauthorized")
+    @APIResponse(responseCode = "403", ref = "Forbidden")
+    @APIResponse(responseCode = "409", ref = "IdConflict")
+    @APIResponse(responseCode = "413", ref = "TooLarge")
+    @APIResponse(responseCode = "415", ref = "NotJson")
+    @APIResponse(responseCode = "422", description = "rejected_insufficient_balance: recorded, never applied later",
+            content = @Content(schema = @Schema(ref = "Accepted"), examples = @ExampleObject(
+                    name = "rejected_insufficient_balance", value = "{\"status\":\"rejected_insufficient_balance\","
+                            + "\"messageId\":\"0c1b3c52-7f0e-4a55-9a43-2a1f2f8f3b10\","
+                            + "\"outcome\":\"rejected_insufficient_balance\"}")))
+    public Response pointsRedeemed(@RequestBody(required = true, content = @Content(
+            schema = @Schema(ref = "Envelope"), examples = @ExampleObject(name = "redemption",
+                    value = "{\"messageId\":\"0c1b3c52-7f0e-4a55-9a43-2a1f2f8f3b10\",\"type\":\"PointsRedeemed.v1\","
+                            + "\"payload\":{\"userId\":123,\"amount\":30}}"))) byte[] body) {
         return deliver(body, MessageType.POINTS_REDEEMED);
     }
 

@@ -26,6 +26,13 @@ public final class SettingsValidator implements ConfigValidator {
     @Override
     public void validateMapping(Class<?> mappingClass, String prefix, Object mapping) {
         List<Problem> problems = new ArrayList<>();
+        if (mapping instanceof PointsConfig) {
+            problems.addAll(SettingTypes.problems("points.", "points.batch.", "points.retention."));
+        } else if (mapping instanceof BatchConfig) {
+            problems.addAll(SettingTypes.problems("points.batch."));
+        } else if (mapping instanceof RetentionConfig) {
+            problems.addAll(SettingTypes.problems("points.retention."));
+        }
         if (mapping instanceof PointsConfig points) {
             String consumer = points.consumer();
             if (consumer.length() > 100 || !CONSUMER.matcher(consumer).matches()) {

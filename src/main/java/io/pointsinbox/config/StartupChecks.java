@@ -6,6 +6,7 @@ import jakarta.inject.Singleton;
 import org.eclipse.microprofile.config.Config;
 
 import io.quarkus.runtime.StartupEvent;
+import io.quarkus.runtime.configuration.ConfigurationException;
 
 /** Refuses to start on settings that are each valid but do not work together, naming the settings to change. */
 @Singleton
@@ -13,21 +14,14 @@ public class StartupChecks {
 
     void check(@Observes StartupEvent event, Config config, PointsConfig points, RetentionConfig retention,
             BatchConfig batch) {
-        retentionProblem(retention.window(), retention.redeliveryBudget()).ifPresent(problem -> {
-            throw new IllegalStateException(problem);
-        });
-        boolean verificationKey = config.getOptionalValue("mp.jwt.verify.publickey.location", String.class).isPresent()
-                || config.getOptionalValue("mp.jwt.verify.publickey", String.class).isPresent();
-        if (!verificationKey) {
-            throw new IllegalStateException("No key to verify bearer tokens: set POINTS_JWT_PUBLIC_KEY_LOCATION "
-                    + "(mp.jwt.verify.publickey.location) to the issuer's public key or JWKS URL");
-        }
+        retentionProblem(retention.window(), retention.redeliveryBudget()).ifPresent(StartupChecks::refuse);
+        jwtKeyProblem(config.getOptionalValue("mp.jwt.verify.publickey.location", String.class).orElse(null),
+                config.getOptionalValue("mp.jwt.verify.publickey", String.class).orElse(null))
+                .ifPresent(StartupChecks::refuse);
         java.time.Duration transactionTimeout = config.getOptionalValue(
                 "quarkus.transaction-manager.default-transaction-timeout", java.time.Duration.class)
                 .orElse(java.time.Duration.ofSeconds(60));
-        deadLetterTimeoutProblem(points.deadLetterTimeout(), transactionTimeout).ifPresent(problem -> {
-            throw new IllegalStateException(problem);
-        });
+        deadLetterTimeoutProblem(points.deadLetterTimeout(), transactionTimeout).ifPresent(StartupChecks::refuse);
         int pool = config.getOptionalValue("quarkus.datasource.jdbc.max-size", Integer.class).orElse(20);
         // A duplicate reads the first delivery's record on a second connection while its transaction is still open. In
         // batched mode the workers only wait: the batch threads run every transaction.
@@ -35,10 +29,31 @@ public class StartupChecks {
         if (pool < 2 * transactions) {
             String setting = batch.enabled() ? "POINTS_BATCH_THREADS (points.batch.threads="
                     : "POINTS_CONCURRENCY (points.concurrency=";
-            throw new IllegalStateException("POINTS_DB_POOL_SIZE (quarkus.datasource.jdbc.max-size=" + pool
-                    + ") must be at least twice " + setting + transactions + ")");
+            refuse("POINTS_DB_POOL_SIZE (quarkus.datasource.jdbc.max-size=" + pool + ") must be at least twice "
+                    + setting + transactions + ")");
         }
     }
+
+    /** Quarkus prints a ConfigurationException's message alone, on one line, and exits: no stack trace. */
+    private static void refuse(String problem) {
+        throw new ConfigurationException(problem);
+    }
+
+    /**
+     * Without a key no token can be verified, and every write would answer 401. application.properties maps an unset
+     * POINTS_JWT_PUBLIC_KEY_LOCATION to {@value #NO_KEY} so that this check, not the JWT extension, reports it.
+     */
+    static java.util.Optional<String> jwtKeyProblem(String location, String inlineKey) {
+        boolean hasLocation = location != null && !location.isBlank() && !NO_KEY.equals(location);
+        boolean hasKey = inlineKey != null && !inlineKey.isBlank();
+        if (hasLocation || hasKey) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of("POINTS_JWT_PUBLIC_KEY_LOCATION is not set: give the issuer's public key (a PEM "
+                + "file path or URL) or its JWKS URL, which verifies the bearer tokens of the write and admin endpoints");
+    }
+
+    static final String NO_KEY = "NONE";
 
     /**
      * A poison message waits for its dead-letter copy inside the delivery's transaction: a bound at or past the

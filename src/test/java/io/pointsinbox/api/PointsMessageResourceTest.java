@@ -99,8 +99,19 @@ class PointsMessageResourceTest extends InboxTestBase {
     @ValueSource(ints = { 0, -1, 1001 })
     void aGrantsLimitOutOfRangeIs400NamingTheBounds(int limit) {
         given().get("/users/123/grants?limit=" + limit).then().statusCode(400).contentType(ContentType.JSON)
-                .body("error", equalTo("bad_request"),
+                .body("error", equalTo("invalid_parameter"), "field", equalTo("limit"),
                         "message", equalTo("limit must be between 1 and 1000, got " + limit));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "/users/123/grants?limit=abc | limit  | limit must be an integer, got 'abc'",
+            "/users/abc/grants           | userId | userId must be an integer, got 'abc'",
+            "/users/abc/points           | userId | userId must be an integer, got 'abc'",
+            "/users/0/points             | userId | userId must be a positive integer, got 0" })
+    void aParameterThatIsNotAnIntegerIs400NamingIt(String path, String field, String message) {
+        given().get(path).then().statusCode(400).contentType(ContentType.JSON)
+                .body("error", equalTo("invalid_parameter"), "field", equalTo(field), "message", equalTo(message));
     }
 
     @Test

@@ -2,6 +2,8 @@ package io.pointsinbox.api;
 
 import static io.pointsinbox.support.AmqpTestClient.grant;
 import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.UUID;
@@ -19,14 +21,25 @@ import io.pointsinbox.support.Tokens;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
+import io.restassured.builder.ResponseSpecBuilder;
 import io.restassured.http.ContentType;
 import io.restassured.specification.RequestSpecification;
+import io.restassured.specification.ResponseSpecification;
 
 /** Nobody moves a balance, or reads the operators' report, without being allowed to; and nothing is stored. */
 @QuarkusTest
 @QuarkusTestResource(ArtemisTestResource.class)
 @QuarkusTestResource(PostgresTestDatabase.class)
 class SecurityTest extends InboxTestBase {
+
+    /** A 401 says why in the same JSON shape as every 4xx, and names the scheme to use. */
+    private static final ResponseSpecification UNAUTHORIZED = new ResponseSpecBuilder().expectStatusCode(401)
+            .expectContentType(ContentType.JSON).expectHeader("WWW-Authenticate", "Bearer")
+            .expectBody("error", equalTo("unauthorized")).expectBody("message", containsString("bearer token"))
+            .build();
+    private static final ResponseSpecification FORBIDDEN = new ResponseSpecBuilder().expectStatusCode(403)
+            .expectContentType(ContentType.JSON).expectBody("error", equalTo("forbidden"))
+            .expectBody("message", containsString("role")).build();
 
     @BeforeEach
     void noDefaultToken() {
@@ -36,25 +49,25 @@ class SecurityTest extends InboxTestBase {
     @ParameterizedTest
     @ValueSource(strings = { "points-granted", "points-redeemed" })
     void writingWithoutATokenIs401(String endpoint) {
-        post(given(), endpoint).then().statusCode(401);
+        post(given(), endpoint).then().spec(UNAUTHORIZED);
         assertNothingStored();
     }
 
     @Test
     void writingWithAnExpiredTokenIs401() {
-        post(bearer(Tokens.expired(Tokens.WRITER)), "points-granted").then().statusCode(401);
+        post(bearer(Tokens.expired(Tokens.WRITER)), "points-granted").then().spec(UNAUTHORIZED);
         assertNothingStored();
     }
 
     @Test
     void writingWithATokenSignedByAnUntrustedKeyIs401() {
-        post(bearer(Tokens.signedByAStranger(Tokens.WRITER)), "points-granted").then().statusCode(401);
+        post(bearer(Tokens.signedByAStranger(Tokens.WRITER)), "points-granted").then().spec(UNAUTHORIZED);
         assertNothingStored();
     }
 
     @Test
     void writingWithoutTheWriterRoleIs403() {
-        post(bearer(Tokens.withRoles(Tokens.OPS)), "points-granted").then().statusCode(403);
+        post(bearer(Tokens.withRoles(Tokens.OPS)), "points-granted").then().spec(FORBIDDEN);
         assertNothingStored();
     }
 
@@ -66,9 +79,9 @@ class SecurityTest extends InboxTestBase {
 
     @Test
     void theReconciliationNeedsTheOpsRole() {
-        given().get("/admin/reconciliation").then().statusCode(401);
-        bearer(Tokens.withRoles(Tokens.WRITER)).get("/admin/reconciliation").then().statusCode(403);
-        bearer(Tokens.expired(Tokens.OPS)).get("/admin/reconciliation").then().statusCode(401);
+        given().get("/admin/reconciliation").then().spec(UNAUTHORIZED);
+        bearer(Tokens.withRoles(Tokens.WRITER)).get("/admin/reconciliation").then().spec(FORBIDDEN);
+        bearer(Tokens.expired(Tokens.OPS)).get("/admin/reconciliation").then().spec(UNAUTHORIZED);
         bearer(Tokens.withRoles(Tokens.OPS)).get("/admin/reconciliation").then().statusCode(200);
     }
 

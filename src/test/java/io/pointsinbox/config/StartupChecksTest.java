@@ -35,4 +35,31 @@ class StartupChecksTest {
     void aDeadLetterTimeoutBelowTheTransactionTimeoutIsAccepted() {
         assertTrue(StartupChecks.deadLetterTimeoutProblem(Duration.ofSeconds(10), Duration.ofSeconds(60)).isEmpty());
     }
+
+    @Test
+    void aMissingTokenKeyIsRefusedNamingTheEnvironmentVariable() {
+        for (String location : new String[] {null, "", " ", StartupChecks.NO_KEY}) {
+            String problem = StartupChecks.jwtKeyProblem(location, null).orElseThrow(
+                    () -> new AssertionError("'" + location + "' should be refused"));
+            assertTrue(problem.startsWith("POINTS_JWT_PUBLIC_KEY_LOCATION is not set"), problem);
+        }
+    }
+
+    @Test
+    void aKeyLocationOrAnInlineKeyIsAccepted() {
+        assertTrue(StartupChecks.jwtKeyProblem("file:/etc/keys/issuer.pem", null).isEmpty());
+        assertTrue(StartupChecks.jwtKeyProblem("https://issuer.example/jwks", null).isEmpty());
+        assertTrue(StartupChecks.jwtKeyProblem(StartupChecks.NO_KEY, "MIIBIjANBgkq...").isEmpty());
+    }
+
+    @Test
+    void settingTypesTellMalformedValuesFromWellFormedOnes() {
+        assertTrue(SettingTypes.valid("points.concurrency", "8"));
+        assertTrue(!SettingTypes.valid("points.concurrency", "eight"));
+        assertTrue(SettingTypes.valid("points.retention.window", "7d"));
+        assertTrue(SettingTypes.valid("points.retention.window", "PT10S"));
+        assertTrue(!SettingTypes.valid("points.retention.window", "a week"));
+        assertTrue(SettingTypes.valid("points.batch.enabled", "true"));
+        assertTrue(!SettingTypes.valid("points.batch.enabled", "maybe"));
+    }
 }

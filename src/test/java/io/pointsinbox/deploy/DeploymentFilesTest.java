@@ -60,6 +60,84 @@ class DeploymentFilesTest {
     }
 
     @Test
+    void theDockerReadmeListsEveryDockerfile() throws IOException {
+        String readme = Files.readString(Path.of("docker/README.md"));
+        try (var files = Files.list(Path.of("docker"))) {
+            List<String> dockerfiles = files.map(file -> file.getFileName().toString())
+                    .filter(name -> name.startsWith("Dockerfile") && !name.endsWith(".dockerignore")).sorted().toList();
+            assertTrue(dockerfiles.size() >= 3, "dockerfiles " + dockerfiles);
+            for (String dockerfile : dockerfiles) {
+                assertTrue(readme.contains("`" + dockerfile + "`"), "docker/README.md does not list " + dockerfile);
+            }
+        }
+    }
+
+    /**
+     * The AOT cache is only used by the JVM build that wrote it, at the path it was trained at, and jvm.options
+     * makes a cache that cannot be used fail the start instead of slowing it silently.
+     */
+    @Test
+    void theRecommendedImageRunsItsCacheWhereAndOnWhatItWasTrained() throws IOException {
+        String dockerfile = Files.readString(Path.of("docker/Dockerfile.jvm-aot"));
+        List<String> from = all(dockerfile, "(?m)^FROM\\s+(\\S+)");
+        assertEquals(2, from.size(), "a build stage that trains and a runtime stage: " + from);
+        assertEquals(from.get(0), from.get(1), "both stages on the same JDK image");
+        List<String> workdirs = all(dockerfile, "(?m)^WORKDIR\\s+(\\S+)");
+        assertEquals(workdirs.get(0) + "/target/quarkus-app", workdirs.get(workdirs.size() - 1),
+                "the runtime directory is the training directory");
+        assertTrue(dockerfile.contains("bin/build-recommended"), "the image trains as bin/build-recommended does");
+        assertTrue(dockerfile.matches("(?s).*ENTRYPOINT \\[ \"java\", \"@[^\"]*jvm.options\".*"),
+                "the image starts with docker/jvm.options");
+        List<String> options = Files.readAllLines(Path.of("docker/jvm.options"));
+        assertTrue(options.contains("-XX:AOTMode=on"), "a rejected cache fails loudly: " + options);
+        assertTrue(options.contains("-XX:AOTCache=app.aot"), "the cache of the training run: " + options);
+        assertTrue(Files.readString(Path.of("bin/run-recommended")).contains("@../../docker/jvm.options"),
+                "bin/run-recommended starts with the options of the image");
+    }
+
+    /** Every relative link of the README and docs/ leads to a file, and its #anchor to a heading of that file. */
+    @Test
+    void documentationLinksResolve() throws IOException {
+        List<Path> documents = new ArrayList<>(List.of(Path.of("README.md"), Path.of("docker/README.md")));
+        try (var docs = Files.list(Path.of("docs"))) {
+            docs.filter(file -> file.toString().endsWith(".md")).forEach(documents::add);
+        }
+        List<String> broken = new ArrayList<>();
+        for (Path document : documents) {
+            for (String link : all(Files.readString(document), "\\]\\(([^)\\s]+)\\)")) {
+                if (link.startsWith("http://") || link.startsWith("https://")) {
+                    continue;
+                }
+                String[] parts = link.split("#", 2);
+                Path target = parts[0].isEmpty() ? document : document.resolveSibling(parts[0]).normalize();
+                if (!Files.exists(target)) {
+                    broken.add(document + ": " + link + " (no such file)");
+                } else if (parts.length == 2 && !anchors(target).contains(parts[1])) {
+                    broken.add(document + ": " + link + " (no such heading)");
+                }
+            }
+        }
+        assertEquals(List.of(), broken, "broken links");
+    }
+
+    private static Set<String> anchors(Path markdown) throws IOException {
+        Set<String> anchors = new TreeSet<>();
+        for (String heading : all(Files.readString(markdown), "(?m)^#+\\s+(.+)$")) {
+            anchors.add(heading.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9 _-]", "").replace(' ', '-'));
+        }
+        return anchors;
+    }
+
+    private static List<String> all(String text, String pattern) {
+        List<String> found = new ArrayList<>();
+        Matcher matcher = Pattern.compile(pattern).matcher(text);
+        while (matcher.find()) {
+            found.add(matcher.group(1));
+        }
+        return found;
+    }
+
+    @Test
     void kubernetesConfigMapAndSecretTemplateSetOnlyVariablesTheApplicationReads() throws IOException {
         Set<String> names = new TreeSet<>();
         for (Object document : new Yaml().loadAll(Files.readString(Path.of("src/main/kubernetes/kubernetes.yml")))) {

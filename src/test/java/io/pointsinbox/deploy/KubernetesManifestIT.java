@@ -94,6 +94,36 @@ class KubernetesManifestIT {
         assertEquals("true", annotations.get("prometheus.io/scrape"));
     }
 
+    @Test
+    void theImageNameDoesNotDependOnWhoBuiltIt() {
+        String image = String.valueOf(container.get("image"));
+        assertTrue(image.matches("(.+/)?points-inbox/points-inbox:[^:]+"), "image " + image);
+        assertFalse(image.contains(System.getProperty("user.name") + "/"), "image " + image + " names the local user");
+    }
+
+    @Test
+    void theSelectorLeavesTheVersionOutSoALaterVersionCanBeApplied() {
+        Map<String, Object> selector = map(map(map(deployment.get("spec")).get("selector")).get("matchLabels"));
+        assertFalse(selector.containsKey("app.kubernetes.io/version"), "selector " + selector);
+        assertTrue(selector.containsKey("app.kubernetes.io/name"), "selector " + selector);
+    }
+
+    @Test
+    void probesAndTheContainerPortUseThePortTheContainerListensOn() {
+        Object port = list(container.get("env")).stream().map(KubernetesManifestIT::map)
+                .filter(variable -> "PORT".equals(variable.get("name"))).map(variable -> variable.get("value"))
+                .findFirst().orElse(null);
+        assertEquals("8080", String.valueOf(port), "PORT pinned in the container's environment");
+        List<Object> ports = list(container.get("ports"));
+        assertTrue(ports.stream().map(KubernetesManifestIT::map).anyMatch(p -> Integer.valueOf(8080)
+                .equals(p.get("containerPort"))), "containerPort 8080 in " + ports);
+        for (String probe : List.of("livenessProbe", "readinessProbe", "startupProbe")) {
+            Object probePort = map(map(container.get(probe)).get("httpGet")).get("port");
+            assertTrue("http".equals(probePort) || Integer.valueOf(8080).equals(probePort),
+                    probe + " port " + probePort);
+        }
+    }
+
     private static String probePath(String probe) {
         return String.valueOf(map(map(container.get(probe)).get("httpGet")).get("path"));
     }

@@ -11,7 +11,7 @@ public final class LocalBroker {
     public static void main(String[] args) throws Exception {
         int port = args.length > 0 ? Integer.parseInt(args[0]) : 5673;
         Path dataDir = Path.of(args.length > 1 ? args[1] : "target/local-broker");
-        int attempts = args.length > 2 ? Integer.parseInt(args[2]) : 5;
+        int attempts = args.length > 2 ? Integer.parseInt(args[2]) : 10;
         var broker = EmbeddedArtemis.start(port, dataDir, attempts);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {

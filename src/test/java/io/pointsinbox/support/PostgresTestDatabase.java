@@ -13,7 +13,8 @@ import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 /**
  * Points the tests at a database of their own on the local PostgreSQL, creating it when missing, so that tests
  * never touch other data. The application reaches it through a {@link TcpProxy} that tests can cut to play a
- * database outage; the tests' own reads use the direct URL ({@value #DIRECT_URL}).
+ * database outage; the tests' own reads use the direct URL ({@value #DIRECT_URL}). When no PostgreSQL answers, an
+ * {@link EmbeddedDatabase} takes its place.
  */
 public class PostgresTestDatabase implements QuarkusTestResourceLifecycleManager {
 
@@ -31,6 +32,10 @@ public class PostgresTestDatabase implements QuarkusTestResourceLifecycleManager
     public Map<String, String> start() {
         String host = env("POINTS_TEST_PG_HOST", "127.0.0.1");
         String port = env("POINTS_TEST_PG_PORT", "5432");
+        if (EmbeddedDatabase.forced() || !EmbeddedDatabase.answers(host, Integer.parseInt(port))) {
+            host = "127.0.0.1";
+            port = String.valueOf(EmbeddedDatabase.startForTests());
+        }
         String user = env("QUARKUS_DATASOURCE_USERNAME", "postgres");
         String password = env("QUARKUS_DATASOURCE_PASSWORD", "");
         String server = "jdbc:postgresql://" + host + ":" + port + "/";

@@ -32,6 +32,19 @@ public final class Publisher {
             + " [--first-user 900000] [--amqp-host 127.0.0.1] [--amqp-port 5673] [--address points-granted]"
             + " [--http http://localhost:8080] [--wait-seconds 120]";
 
+    static final String HELP = """
+              --messages N        messages to publish (10000)
+              --duplicates S      share of them that repeat an earlier message, 0 <= S < 1 (0.2)
+              --senders N         parallel AMQP senders (4)
+              --users N           users the grants are spread over (10), from --first-user (900000)
+              --amqp-host H       broker host (AMQP_HOST or 127.0.0.1)
+              --amqp-port P       broker port (AMQP_PORT or 5673, the port of bin/run-local's broker)
+              --address A         address to send to (points-granted)
+              --http URL          the service, read back for the balances (http://localhost:8080)
+              --wait-seconds N    how long to wait for the balances to match (120)
+            Exit status: 0 every balance as exactly-once predicts, 1 a balance differs, 2 bad option, 3 nothing
+            answers at --http or the broker address.""";
+
     /** What a run publishes and where; {@link #parse} rejects what it cannot use, naming the option. */
     record Options(int messages, double duplicateShare, int senders, int users, long firstUser, String amqpHost,
             int amqpPort, String address, String http, long waitSeconds) {
@@ -69,7 +82,7 @@ public final class Publisher {
                             "http://localhost:8080"), integer(given, "wait-seconds", "120", 1));
         }
 
-        private static final List<String> KNOWN = List.of("messages", "duplicates", "senders", "users",
+        static final List<String> KNOWN = List.of("messages", "duplicates", "senders", "users",
                 "first-user", "amqp-host", "amqp-port", "address", "http", "wait-seconds");
 
         private static int integer(Map<String, String> given, String name, String fallback, int least) {
@@ -97,6 +110,11 @@ public final class Publisher {
     }
 
     public static void main(String[] args) throws Exception {
+        if (List.of(args).contains("--help") || List.of(args).contains("-h")) {
+            System.out.println(USAGE);
+            System.out.println(HELP);
+            System.exit(0);
+        }
         Options options;
         try {
             options = Options.parse(args);
@@ -118,8 +136,14 @@ public final class Publisher {
 
         HttpClient client = HttpClient.newHttpClient();
         Map<Long, Long> expected = new TreeMap<>();
-        for (long user = firstUser; user < firstUser + users; user++) {
-            expected.put(user, balance(client, http, user));
+        try {
+            for (long user = firstUser; user < firstUser + users; user++) {
+                expected.put(user, balance(client, http, user));
+            }
+        } catch (java.net.ConnectException e) {
+            System.err.println("bin/publish: no points-inbox answers at " + http + " (start it with bin/run-local,"
+                    + " or pass --http)");
+            System.exit(3);
         }
         Random random = new Random();
         int unique = (int) Math.round(messages * (1 - duplicateShare));
@@ -157,7 +181,13 @@ public final class Publisher {
             }));
         }
         for (Future<?> future : running) {
-            future.get();
+            try {
+                future.get();
+            } catch (java.util.concurrent.ExecutionException e) {
+                System.err.println("\nbin/publish: sending to the broker at " + amqpHost + ":" + amqpPort
+                        + " failed: " + e.getCause().getMessage() + " (is it running? see --amqp-host, --amqp-port)");
+                System.exit(3);
+            }
         }
         pool.shutdown();
         System.out.println();

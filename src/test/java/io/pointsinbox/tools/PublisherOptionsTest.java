@@ -2,6 +2,7 @@ package io.pointsinbox.tools;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
@@ -43,6 +44,14 @@ class PublisherOptionsTest {
         assertEquals("--messages must be a whole number, got 'many'", refusal("--messages", "many"));
         assertEquals("--amqp-port must be a port number, got 70000", refusal("--amqp-port", "70000"));
         assertEquals("--duplicates must be a number, got 'some'", refusal("--duplicates", "some"));
+    }
+
+    @Test
+    void theUsageAndHelpNameEveryOptionTheParserKnows() {
+        for (String option : Publisher.Options.KNOWN) {
+            assertTrue(Publisher.USAGE.contains("--" + option + " "), "usage lacks --" + option);
+            assertTrue(Publisher.HELP.contains("--" + option + " "), "--help lacks --" + option);
+        }
     }
 
     private static String refusal(String... args) {
