@@ -88,6 +88,60 @@ public class BlackBoxInboxTest extends BrokerTestBase {
         given().get("/users/14/points").then().statusCode(200).body("balance", equalTo(7));
     }
 
+    /**
+     * A backlog as a pod meets it after a restart: thousands of grants queued at once, with duplicates, redemptions
+     * and poison mixed in, from parallel senders. It is also the training run of the recommended packaging's AOT
+     * cache (bin/build-recommended), so it exercises every path a message can take.
+     */
+    @Test
+    void aBacklogOfGrantsDuplicatesRedemptionsAndPoisonDrainsToTheExpectedBalances() throws Exception {
+        int users = 100;
+        long[] expected = new long[users];
+        List<String> bodies = new ArrayList<>();
+        java.util.Random random = new java.util.Random(42);
+        for (int i = 0; i < 3_000; i++) {
+            int user = random.nextInt(users);
+            int amount = 1 + random.nextInt(100);
+            expected[user] += amount;
+            bodies.add(grant(UUID.randomUUID(), 20_000 + user, amount));
+        }
+        for (int i = 0; i < 300; i++) {
+            bodies.add(bodies.get(random.nextInt(3_000)));
+        }
+        for (int i = 0; i < 100; i++) {
+            int user = random.nextInt(users);
+            bodies.add(AmqpTestClient.redeem(UUID.randomUUID(), 20_000 + user, 1_000_000));
+        }
+        for (int i = 0; i < 30; i++) {
+            bodies.add(grant(UUID.randomUUID(), 20_000 + i, 0));
+        }
+        java.util.Collections.shuffle(bodies, random);
+        double processedBefore = Metrics.messages(CONSUMER, "processed");
+        double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
+        double rejectedBefore = Metrics.messages(CONSUMER, "insufficient_balance");
+
+        ParallelSenders.split(bodies, 4);
+        await("backlog drained").atMost(Duration.ofMinutes(3))
+                .until(() -> Metrics.messages(CONSUMER, "processed") - processedBefore >= 3_000
+                        && Metrics.messages(CONSUMER, "insufficient_balance") - rejectedBefore >= 100
+                        && deadLettered() >= 30);
+        awaitDrained();
+
+        assertEquals(3_000, Metrics.messages(CONSUMER, "processed") - processedBefore, "each grant applied once");
+        assertEquals(300, Metrics.messages(CONSUMER, "duplicate") - duplicatesBefore, "each repeat ignored");
+        assertEquals(100, Metrics.messages(CONSUMER, "insufficient_balance") - rejectedBefore,
+                "no redemption of a million points is covered");
+        assertEquals(30, deadLettered(), "the poison, dead-lettered");
+        for (int user = 0; user < users; user++) {
+            given().get("/users/" + (20_000 + user) + "/points").then().statusCode(expected[user] == 0 ? 404 : 200);
+            if (expected[user] > 0) {
+                given().get("/users/" + (20_000 + user) + "/points").then().body("balance",
+                        equalTo((int) expected[user]));
+            }
+        }
+        given().get("/admin/reconciliation").then().statusCode(200).body("consistent", equalTo(true));
+    }
+
     private static io.restassured.response.ValidatableResponse post(String body) {
         return given().contentType(ContentType.JSON).body(body).post("/messages/points-granted").then();
     }
