@@ -8,7 +8,7 @@ import jakarta.ws.rs.core.Response;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 import io.pointsinbox.config.PointsConfig;
-import io.pointsinbox.messaging.InvalidEnvelopeException;
+import io.pointsinbox.contract.InvalidEnvelopeException;
 import io.pointsinbox.ops.InboxMetrics;
 
 /** Every client error leaves as JSON: an invalid message is a 400 naming the field; nothing was stored. */

@@ -21,10 +21,10 @@ import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement
 
 import io.pointsinbox.config.PointsConfig;
 import io.pointsinbox.inbox.InboxOutcome;
-import io.pointsinbox.messaging.EnvelopeReader;
-import io.pointsinbox.messaging.InvalidEnvelopeException;
-import io.pointsinbox.messaging.MessageType;
-import io.pointsinbox.messaging.PointsEnvelope;
+import io.pointsinbox.contract.EnvelopeReader;
+import io.pointsinbox.contract.InvalidEnvelopeException;
+import io.pointsinbox.contract.MessageType;
+import io.pointsinbox.contract.PointsEnvelope;
 import io.pointsinbox.points.PointsMessageHandler;
 import io.pointsinbox.points.ProcessingResult;
 import io.quarkus.runtime.annotations.RegisterForReflection;

@@ -16,15 +16,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.PersistenceException;
-import jakarta.transaction.Synchronization;
-import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.Transactional;
 import jakarta.transaction.Transactional.TxType;
 
@@ -85,25 +81,11 @@ public class InboxGuard {
             update inbox_message set outcome = ? where consumer = ? and message_id = ?
             """;
 
-    private record Key(String consumer, UUID messageId) {
-    }
-
-    /** Claims of one key running in this process, and whether one of them has inserted its row. */
-    private static final class Running {
-        final AtomicInteger claims = new AtomicInteger();
-        volatile boolean inserted;
-    }
-
-    /**
-     * Claims running in this process, by key. Only telemetry reads it (to tell an in-flight duplicate from a
-     * redelivery); the decision is always the unique index's.
-     */
-    private final ConcurrentHashMap<Key, Running> running = new ConcurrentHashMap<>();
-    private final TransactionSynchronizationRegistry transactions;
+    private final ClaimsInFlight inFlight;
     private final DataSource dataSource;
 
-    InboxGuard(TransactionSynchronizationRegistry transactions, DataSource dataSource) {
-        this.transactions = transactions;
+    InboxGuard(ClaimsInFlight inFlight, DataSource dataSource) {
+        this.inFlight = inFlight;
         this.dataSource = dataSource;
     }
 
@@ -114,11 +96,11 @@ public class InboxGuard {
      */
     @Transactional(TxType.MANDATORY)
     public Claim claim(String consumer, InboxEntry entry) {
-        Running claims = enter(new Key(consumer, entry.messageId()));
+        ClaimsInFlight.Running claims = inFlight.enter(consumer, entry.messageId());
         InboxMessage row = row(consumer, entry, Instant.now());
         try {
             row.persistAndFlush();
-            claims.inserted = true;
+            claims.inserted();
             return Claim.claimed(row);
         } catch (RuntimeException e) {
             if (!isInboxKeyViolation(e)) {
@@ -126,7 +108,7 @@ public class InboxGuard {
             }
             QuarkusTransaction.setRollbackOnly();
             // The index made this insert wait for a first delivery running here, which then committed: in flight.
-            return Claim.alreadyClaimed(claims.inserted);
+            return Claim.alreadyClaimed(claims.rowInsertedHere());
         }
     }
 
@@ -140,9 +122,9 @@ public class InboxGuard {
      */
     @Transactional(TxType.MANDATORY)
     public List<Claim> claimAll(String consumer, List<InboxEntry> entries) {
-        List<Running> registered = new ArrayList<>(entries.size());
+        List<ClaimsInFlight.Running> registered = new ArrayList<>(entries.size());
         for (InboxEntry entry : entries) {
-            registered.add(enter(new Key(consumer, entry.messageId())));
+            registered.add(inFlight.enter(consumer, entry.messageId()));
         }
         Instant now = Instant.now();
         Set<UUID> inserted = Panache.getSession().doReturningWork(connection -> {
@@ -171,12 +153,12 @@ public class InboxGuard {
         List<Claim> claims = new ArrayList<>(entries.size());
         for (int i = 0; i < entries.size(); i++) {
             InboxEntry entry = entries.get(i);
-            Running running = registered.get(i);
+            ClaimsInFlight.Running running = registered.get(i);
             if (inserted.contains(entry.messageId())) {
-                running.inserted = true;
+                running.inserted();
                 claims.add(Claim.claimed(row(consumer, entry, now)));
             } else {
-                claims.add(Claim.alreadyClaimed(running.inserted));
+                claims.add(Claim.alreadyClaimed(running.rowInsertedHere()));
             }
         }
         return claims;
@@ -249,26 +231,6 @@ public class InboxGuard {
         row.messageType = rows.getString(5);
         row.payloadJson = rows.getString(6);
         return row;
-    }
-
-    /** Registers a running claim of a key until its transaction ends. */
-    private Running enter(Key key) {
-        Running claims = running.compute(key, (k, current) -> {
-            Running value = current == null ? new Running() : current;
-            value.claims.incrementAndGet();
-            return value;
-        });
-        transactions.registerInterposedSynchronization(new Synchronization() {
-            @Override
-            public void beforeCompletion() {
-            }
-
-            @Override
-            public void afterCompletion(int status) {
-                running.computeIfPresent(key, (k, current) -> current.claims.decrementAndGet() == 0 ? null : current);
-            }
-        });
-        return claims;
     }
 
     /**

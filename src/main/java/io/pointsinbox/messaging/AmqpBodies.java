@@ -8,6 +8,7 @@ import org.apache.qpid.proton.amqp.messaging.AmqpValue;
 import org.apache.qpid.proton.amqp.messaging.Data;
 import org.apache.qpid.proton.amqp.messaging.Section;
 
+import io.pointsinbox.contract.InvalidEnvelopeException;
 import io.smallrye.reactive.messaging.amqp.IncomingAmqpMetadata;
 
 /** Reads the raw bytes of an AMQP body, a string value or a data section, as the sender wrote them. */

@@ -17,6 +17,8 @@ import org.jboss.logging.MDC;
 
 import io.pointsinbox.config.BatchConfig;
 import io.pointsinbox.config.PointsConfig;
+import io.pointsinbox.contract.MessageType;
+import io.pointsinbox.contract.PointsEnvelope;
 import io.pointsinbox.ops.InboxMetrics;
 import io.pointsinbox.points.BatchMember;
 import io.pointsinbox.points.BatchMemberFailed;
@@ -73,7 +75,7 @@ public class GrantBatcher {
                 config.maxSize(), config.threads(), points.concurrency());
     }
 
-    /** After {@link GracefulStop} has let the deliveries in flight finish: nothing is queued any more. */
+    /** After {@link ConsumptionSwitch} has let the deliveries in flight finish: nothing is queued any more. */
     void stop(@Observes @Priority(Interceptor.Priority.PLATFORM_AFTER) ShutdownEvent event) {
         stopped = true;
         threads.forEach(Thread::interrupt);

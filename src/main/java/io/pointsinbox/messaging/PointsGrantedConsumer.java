@@ -11,6 +11,9 @@ import org.jboss.logging.MDC;
 import io.pointsinbox.config.BatchConfig;
 import io.pointsinbox.config.PointsConfig;
 import io.pointsinbox.config.RetentionConfig;
+import io.pointsinbox.contract.EnvelopeReader;
+import io.pointsinbox.contract.InvalidEnvelopeException;
+import io.pointsinbox.contract.PointsEnvelope;
 import io.pointsinbox.ops.InboxMetrics;
 import io.pointsinbox.points.PointsMessageHandler;
 import io.pointsinbox.points.ProcessingResult;
@@ -34,12 +37,12 @@ public class PointsGrantedConsumer {
     private final InboxMetrics metrics;
     private final PointsConfig config;
     private final RetentionConfig retention;
-    private final GracefulStop stop;
+    private final ConsumptionSwitch consumption;
     private final BatchConfig batch;
     private final GrantBatcher batcher;
 
     PointsGrantedConsumer(EnvelopeReader reader, PointsMessageHandler handler, DeadLetters deadLetters,
-            InboxMetrics metrics, PointsConfig config, RetentionConfig retention, GracefulStop stop,
+            InboxMetrics metrics, PointsConfig config, RetentionConfig retention, ConsumptionSwitch consumption,
             BatchConfig batch, GrantBatcher batcher) {
         this.reader = reader;
         this.handler = handler;
@@ -47,7 +50,7 @@ public class PointsGrantedConsumer {
         this.metrics = metrics;
         this.config = config;
         this.retention = retention;
-        this.stop = stop;
+        this.consumption = consumption;
         this.batch = batch;
         this.batcher = batcher;
     }
@@ -56,7 +59,17 @@ public class PointsGrantedConsumer {
     @Blocking(value = "points-workers", ordered = false)
     @Transactional
     public void onMessage(Object convertedBody, IncomingAmqpMetadata amqp) {
-        stop.begin();
+        consumption.deliveryStarted();
+        try {
+            consume(amqp);
+        } catch (RuntimeException e) {
+            // The transaction rolls back and the connector hands the message back: maybe the database is gone.
+            consumption.deliveryFailed();
+            throw e;
+        }
+    }
+
+    private void consume(IncomingAmqpMetadata amqp) {
         if (amqp.getDeliveryCount() > 0) {
             metrics.redelivered(config.consumer());
         }

@@ -18,12 +18,12 @@ public final class ShutdownDisconnectFilter implements Filter {
 
     private static volatile boolean stopping;
 
-    /** Called by {@link GracefulStop} when shutdown begins. */
+    /** Called by {@link ConsumptionSwitch} when shutdown begins. */
     static void stopping() {
         stopping = true;
     }
 
-    /** Called by {@link GracefulStop} at start-up (a JVM may start the application again, as tests do). */
+    /** Called by {@link ConsumptionSwitch} at start-up (a JVM may start the application again, as tests do). */
     static void running() {
         stopping = false;
     }

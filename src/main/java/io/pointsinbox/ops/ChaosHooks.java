@@ -39,8 +39,11 @@ public class ChaosHooks {
                 + " commit", delay));
     }
 
-    /** Called inside a delivery's transaction; a no-op unless the chaos profile asks for a delay. */
-    public void afterCommitOfCurrentTransaction() {
+    /**
+     * Called inside a delivery's transaction, before its commit: registers a pause that runs once the commit is done and
+     * before the acknowledgement. A no-op unless the chaos profile asks for a delay.
+     */
+    public void scheduleDelayBetweenCommitAndAck() {
         if (commitAckDelay.isEmpty()) {
             return;
         }

@@ -3,12 +3,9 @@ package io.pointsinbox.ops;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Event;
 import jakarta.enterprise.event.Observes;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
@@ -17,6 +14,7 @@ import jakarta.transaction.TransactionSynchronizationRegistry;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter.MeterProvider;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.pointsinbox.config.PointsConfig;
@@ -24,8 +22,8 @@ import io.quarkus.runtime.StartupEvent;
 
 /**
  * Counts messages by outcome and consumer. Outcomes are recorded when the transaction completes, so a message is
- * counted as processed only once its effect is committed, and a rolled-back attempt counts as failed (and is
- * announced as {@link DeliveryFailed}).
+ * counted as processed only once its effect is committed, and a rolled-back attempt counts as failed. Metrics only
+ * record: what a failure means for consumption is decided by the messaging adapter's ConsumptionSwitch.
  */
 @ApplicationScoped
 public class InboxMetrics {
@@ -47,36 +45,53 @@ public class InboxMetrics {
 
     private final MeterRegistry registry;
     private final TransactionSynchronizationRegistry transactions;
-    private final Event<DeliveryFailed> failures;
-    private final Map<String, Counter> counters = new ConcurrentHashMap<>();
-    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
-    private final Map<String, Counter> duplicateClasses = new ConcurrentHashMap<>();
-    private final Map<String, Timer> duplicateAges = new ConcurrentHashMap<>();
-    private final Map<String, DistributionSummary> batchSizes = new ConcurrentHashMap<>();
+    private final MeterProvider<Counter> messages;
+    private final MeterProvider<Timer> processing;
+    private final MeterProvider<Counter> duplicates;
+    private final MeterProvider<Timer> duplicateAge;
+    private final MeterProvider<Counter> redeliveries;
+    private final MeterProvider<Counter> deadLettersUnconfirmed;
+    private final MeterProvider<DistributionSummary> batchSizes;
+    private final MeterProvider<Counter> batchRollbacks;
 
-    InboxMetrics(MeterRegistry registry, TransactionSynchronizationRegistry transactions,
-            Event<DeliveryFailed> failures) {
+    InboxMetrics(MeterRegistry registry, TransactionSynchronizationRegistry transactions) {
         this.registry = registry;
         this.transactions = transactions;
-        this.failures = failures;
+        messages = Counter.builder(MESSAGES).description("Messages by final outcome of a delivery attempt")
+                .withRegistry(registry);
+        processing = Timer.builder(PROCESSING).description("Time to claim, apply and commit one delivery")
+                .publishPercentileHistogram().withRegistry(registry);
+        duplicates = Counter.builder(DUPLICATES)
+                .description("Duplicate deliveries by class: in_flight, redelivery, id_conflict").withRegistry(registry);
+        duplicateAge = Timer.builder(DUPLICATE_AGE)
+                .description("Time between the first delivery of an id and a duplicate of it")
+                .publishPercentileHistogram().maximumExpectedValue(Duration.ofDays(30)).withRegistry(registry);
+        redeliveries = Counter.builder(REDELIVERED)
+                .description("Deliveries the broker had attempted before (AMQP delivery-count above zero)")
+                .withRegistry(registry);
+        deadLettersUnconfirmed = Counter.builder(DEAD_LETTER_UNCONFIRMED)
+                .description("Dead-letter copies the broker did not confirm within POINTS_DEAD_LETTER_TIMEOUT")
+                .withRegistry(registry);
+        batchSizes = DistributionSummary.builder(BATCH_SIZE)
+                .description("Messages per committed batch transaction (batched mode)").withRegistry(registry);
+        batchRollbacks = Counter.builder(BATCH_ROLLBACKS)
+                .description("Batch transactions rolled back and applied message by message (batched mode)")
+                .withRegistry(registry);
     }
 
     /** Registers every series at start-up, so dashboards and alerts see zeros rather than missing data. */
     void registerAtStartup(@Observes StartupEvent event, PointsConfig config) {
+        String consumer = config.consumer();
         for (String outcome : OUTCOMES) {
-            counter(config.consumer(), outcome);
-            timer(config.consumer(), outcome);
+            messages.withTags("consumer", consumer, "outcome", outcome);
+            processing.withTags("consumer", consumer, "outcome", outcome);
         }
-        registry.counter(REDELIVERED, "consumer", config.consumer());
-        deadLetterUnconfirmedCounter(config.consumer());
         for (String duplicateClass : DUPLICATE_CLASSES) {
-            duplicateCounter(config.consumer(), duplicateClass);
+            duplicates.withTags("consumer", consumer, "class", duplicateClass);
         }
-        duplicateAgeTimer(config.consumer());
-        registry.counter(InboxRetention.DELETED);
-        registry.counter(InboxRetention.RUNS, "result", "ran");
-        registry.counter(InboxRetention.RUNS, "result", "skipped");
-        registry.timer(InboxRetention.DURATION);
+        duplicateAge.withTags("consumer", consumer);
+        redeliveries.withTags("consumer", consumer);
+        deadLettersUnconfirmed.withTags("consumer", consumer);
     }
 
     /** Starts timing a delivery in the current transaction; its outcome is counted when that transaction ends. */
@@ -103,11 +118,9 @@ public class InboxMetrics {
     }
 
     private void count(String consumer, String outcome, long startNanos) {
-        counter(consumer, outcome).increment();
-        timer(consumer, outcome).record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
-        if ("failed".equals(outcome)) {
-            failures.fire(new DeliveryFailed(consumer));
-        }
+        messages.withTags("consumer", consumer, "outcome", outcome).increment();
+        processing.withTags("consumer", consumer, "outcome", outcome)
+                .record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -115,15 +128,8 @@ public class InboxMetrics {
      * the message is redelivered.
      */
     public void deadLetterUnconfirmed(String consumer, long startNanos) {
-        deadLetterUnconfirmedCounter(consumer).increment();
+        deadLettersUnconfirmed.withTags("consumer", consumer).increment();
         count(consumer, "failed", startNanos);
-    }
-
-    private Counter deadLetterUnconfirmedCounter(String consumer) {
-        return Counter.builder(DEAD_LETTER_UNCONFIRMED)
-                .description("Dead-letter copies the broker did not confirm within POINTS_DEAD_LETTER_TIMEOUT")
-                .tag("consumer", consumer)
-                .register(registry);
     }
 
     /** A message rejected before it reached the inbox (poison, bad HTTP input, or too old). */
@@ -132,24 +138,7 @@ public class InboxMetrics {
     }
 
     public void rejected(String consumer, String outcome) {
-        counter(consumer, outcome).increment();
-    }
-
-    private Counter duplicateCounter(String consumer, String duplicateClass) {
-        return duplicateClasses.computeIfAbsent(consumer + '\n' + duplicateClass, key -> Counter.builder(DUPLICATES)
-                .description("Duplicate deliveries by class: in_flight, redelivery, id_conflict")
-                .tag("consumer", consumer)
-                .tag("class", duplicateClass)
-                .register(registry));
-    }
-
-    private Timer duplicateAgeTimer(String consumer) {
-        return duplicateAges.computeIfAbsent(consumer, key -> Timer.builder(DUPLICATE_AGE)
-                .description("Time between the first delivery of an id and a duplicate of it")
-                .tag("consumer", consumer)
-                .publishPercentileHistogram()
-                .maximumExpectedValue(Duration.ofDays(30))
-                .register(registry));
+        messages.withTags("consumer", consumer, "outcome", outcome).increment();
     }
 
     /** Batched mode: deliveries waiting for a batch thread (a queue that keeps growing means too few threads). */
@@ -158,8 +147,8 @@ public class InboxMetrics {
                 .description("Deliveries waiting for a batch transaction (batched mode)")
                 .tag("consumer", consumer)
                 .register(registry);
-        batchSize(consumer);
-        registry.counter(BATCH_ROLLBACKS, "consumer", consumer);
+        batchSizes.withTags("consumer", consumer);
+        batchRollbacks.withTags("consumer", consumer);
     }
 
     /**
@@ -168,42 +157,17 @@ public class InboxMetrics {
      * wait, then skip it).
      */
     public void batchRolledBack(String consumer) {
-        registry.counter(BATCH_ROLLBACKS, "consumer", consumer).increment();
+        batchRollbacks.withTags("consumer", consumer).increment();
     }
 
     /** Batched mode: the number of messages a committed batch transaction applied or acknowledged. */
     public void batchCommitted(String consumer, int size) {
-        batchSize(consumer).record(size);
-    }
-
-    private DistributionSummary batchSize(String consumer) {
-        return batchSizes.computeIfAbsent(consumer, key -> DistributionSummary.builder(BATCH_SIZE)
-                .description("Messages per committed batch transaction (batched mode)")
-                .tag("consumer", consumer)
-                .register(registry));
+        batchSizes.withTags("consumer", consumer).record(size);
     }
 
     /** A delivery the broker had already attempted (AMQP delivery-count above zero). */
     public void redelivered(String consumer) {
-        registry.counter(REDELIVERED, "consumer", consumer).increment();
-    }
-
-    // Looked up on every delivery: cached so the hot path builds no meter ids.
-    private Timer timer(String consumer, String outcome) {
-        return timers.computeIfAbsent(consumer + '\n' + outcome, key -> Timer.builder(PROCESSING)
-                .description("Time to claim, apply and commit one delivery")
-                .tag("consumer", consumer)
-                .tag("outcome", outcome)
-                .publishPercentileHistogram()
-                .register(registry));
-    }
-
-    private Counter counter(String consumer, String outcome) {
-        return counters.computeIfAbsent(consumer + '\n' + outcome, key -> Counter.builder(MESSAGES)
-                .description("Messages by final outcome of a delivery attempt")
-                .tag("consumer", consumer)
-                .tag("outcome", outcome)
-                .register(registry));
+        redeliveries.withTags("consumer", consumer).increment();
     }
 
     /** The outcome of one delivery attempt, settled at transaction completion. */
@@ -254,10 +218,10 @@ public class InboxMetrics {
             String outcome = withoutEffect != null ? withoutEffect : committedTransaction ? committed : "failed";
             count(consumer, outcome, startNanos);
             if (duplicateClass != null) {
-                duplicateCounter(consumer, duplicateClass).increment();
+                duplicates.withTags("consumer", consumer, "class", duplicateClass).increment();
             }
             if (sinceFirst != null) {
-                duplicateAgeTimer(consumer).record(sinceFirst.isNegative() ? Duration.ZERO : sinceFirst);
+                duplicateAge.withTags("consumer", consumer).record(sinceFirst.isNegative() ? Duration.ZERO : sinceFirst);
             }
         }
     }

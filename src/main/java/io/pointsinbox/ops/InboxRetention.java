@@ -44,6 +44,14 @@ public class InboxRetention {
         this.registry = registry;
     }
 
+    /** Its series exist from start-up, at zero, whether or not this replica ever runs the cleanup. */
+    void registerAtStartup(@jakarta.enterprise.event.Observes io.quarkus.runtime.StartupEvent event) {
+        registry.counter(DELETED);
+        registry.counter(RUNS, "result", "ran");
+        registry.counter(RUNS, "result", "skipped");
+        registry.timer(DURATION);
+    }
+
     /** The outcome of one cleanup run: whether this replica held the lock, and how many rows it deleted. */
     public record Run(boolean ran, long deleted) {
     }

@@ -19,8 +19,8 @@ import io.pointsinbox.inbox.Claim;
 import io.pointsinbox.inbox.InboxGuard;
 import io.pointsinbox.inbox.InboxMessage;
 import io.pointsinbox.inbox.InboxOutcome;
-import io.pointsinbox.messaging.MessageType;
-import io.pointsinbox.messaging.PointsEnvelope;
+import io.pointsinbox.contract.MessageType;
+import io.pointsinbox.contract.PointsEnvelope;
 import io.pointsinbox.ops.ChaosHooks;
 import io.pointsinbox.ops.InboxMetrics;
 
@@ -97,7 +97,7 @@ public class PointsMessageHandler {
     private ProcessingResult applied(PointsEnvelope envelope, InboxOutcome outcome,
             InboxMetrics.Recording recording) {
         recording.committed(outcome == InboxOutcome.PROCESSED ? "processed" : "insufficient_balance");
-        chaos.afterCommitOfCurrentTransaction();
+        chaos.scheduleDelayBetweenCommitAndAck();
         return new ProcessingResult(envelope.messageId(), ProcessingResult.Status.FIRST_DELIVERY, outcome);
     }
 
@@ -147,7 +147,7 @@ public class PointsMessageHandler {
         }
         Map<UUID, InboxMessage> originals = inbox.originals(consumer, lost);
         ledger.grantAll(consumer, grants);
-        chaos.afterCommitOfCurrentTransaction();
+        chaos.scheduleDelayBetweenCommitAndAck();
 
         List<ProcessingResult> results = new ArrayList<>(members.size());
         for (int i = 0; i < members.size(); i++) {

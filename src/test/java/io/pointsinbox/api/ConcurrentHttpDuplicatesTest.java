@@ -23,12 +23,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.RepeatedTest;
 
-import io.pointsinbox.support.ArtemisTestResource;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
-import io.pointsinbox.support.PostgresTestDatabase;
 import io.pointsinbox.support.Tokens;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 
@@ -38,8 +35,6 @@ import io.quarkus.test.junit.QuarkusTest;
  * enough of them at once took every connection and waited for each other until the pool's acquisition timeout.
  */
 @QuarkusTest
-@QuarkusTestResource(ArtemisTestResource.class)
-@QuarkusTestResource(PostgresTestDatabase.class)
 class ConcurrentHttpDuplicatesTest extends InboxTestBase {
 
     static final int REQUESTS = 100;

@@ -14,9 +14,6 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import io.pointsinbox.support.ArtemisTestResource;
-import io.pointsinbox.support.PostgresTestDatabase;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 
@@ -25,8 +22,6 @@ import io.restassured.path.json.JsonPath;
  * operation, every documented response carries an example, and the request body is the envelope, not a string.
  */
 @QuarkusTest
-@QuarkusTestResource(ArtemisTestResource.class)
-@QuarkusTestResource(PostgresTestDatabase.class)
 class OpenApiDocumentTest {
 
     private static final Set<String> PROTECTED = Set.of("/messages/points-granted", "/messages/points-redeemed",

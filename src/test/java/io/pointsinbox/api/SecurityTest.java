@@ -13,12 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import io.pointsinbox.support.ArtemisTestResource;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
-import io.pointsinbox.support.PostgresTestDatabase;
 import io.pointsinbox.support.Tokens;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
 import io.restassured.builder.ResponseSpecBuilder;
@@ -28,8 +25,6 @@ import io.restassured.specification.ResponseSpecification;
 
 /** Nobody moves a balance, or reads the operators' report, without being allowed to; and nothing is stored. */
 @QuarkusTest
-@QuarkusTestResource(ArtemisTestResource.class)
-@QuarkusTestResource(PostgresTestDatabase.class)
 class SecurityTest extends InboxTestBase {
 
     /** A 401 says why in the same JSON shape as every 4xx, and names the scheme to use. */

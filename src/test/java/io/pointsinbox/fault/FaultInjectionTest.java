@@ -19,17 +19,15 @@ import io.pointsinbox.support.ArtemisTestResource;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
 import io.pointsinbox.support.Metrics;
+import io.pointsinbox.support.MetricsDelta;
 import io.pointsinbox.support.PostgresTestDatabase;
 import io.pointsinbox.support.Workload;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.reactive.messaging.ChannelRegistry;
 import io.smallrye.reactive.messaging.PausableChannel;
 
 /** The same invariant under a broker restart, killed database connections and a database outage. */
 @QuarkusTest
-@QuarkusTestResource(ArtemisTestResource.class)
-@QuarkusTestResource(PostgresTestDatabase.class)
 class FaultInjectionTest extends InboxTestBase {
 
     private static final Logger LOG = Logger.getLogger(FaultInjectionTest.class);
@@ -41,7 +39,7 @@ class FaultInjectionTest extends InboxTestBase {
     void brokerRestartInTheMiddleOfAStreamLosesNothingAndDoublesNothing() throws Exception {
         Workload workload = new Workload(3_000, 0.2, 10_000, 40, 1);
         long started = System.nanoTime();
-        double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
+        MetricsDelta counted = MetricsDelta.start();
         // Preload a backlog first, so that the restart hits a consumer in the middle of it.
         PausableChannel channel = channels.getPausable(PointsGrantedConsumer.CHANNEL);
         channel.pause();
@@ -61,15 +59,14 @@ class FaultInjectionTest extends InboxTestBase {
                 .until(() -> Ledger.inboxRows(CONSUMER) == workload.unique()
                         && ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) == 0);
         workload.assertInvariantHolds(CONSUMER);
-        report("broker restart", workload, "1 broker restart (2 s down)", duplicatesBefore, started);
+        report("broker restart", workload, "1 broker restart (2 s down)", counted, started);
     }
 
     @Test
     void killedDatabaseConnectionsMidStreamAreRedeliveredAndAppliedOnce() throws Exception {
         Workload workload = new Workload(3_000, 0.2, 20_000, 40, 2);
         long started = System.nanoTime();
-        double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
-        double failedBefore = Metrics.messages(CONSUMER, "failed");
+        MetricsDelta counted = MetricsDelta.start();
         CompletableFuture<Void> sending = CompletableFuture.runAsync(workload::sendAll);
         long killed = 0;
         for (int wave = 1; wave <= 3; wave++) {
@@ -87,8 +84,8 @@ class FaultInjectionTest extends InboxTestBase {
                         && ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) == 0);
         workload.assertInvariantHolds(CONSUMER);
         LOG.infof("killed %d backends; %s deliveries failed and were redelivered", killed,
-                Metrics.messages(CONSUMER, "failed") - failedBefore);
-        report("database connections killed", workload, killed + " backends killed in 3 waves", duplicatesBefore,
+                counted.messages(CONSUMER, "failed"));
+        report("database connections killed", workload, killed + " backends killed in 3 waves", counted,
                 started);
     }
 
@@ -96,7 +93,7 @@ class FaultInjectionTest extends InboxTestBase {
     void aDatabaseOutageLongerThanTheRedeliveryBudgetPausesConsumptionAndLosesNothing() throws Exception {
         Workload workload = new Workload(500, 0.2, 30_000, 10, 3);
         long started = System.nanoTime();
-        double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
+        MetricsDelta counted = MetricsDelta.start();
         PostgresTestDatabase.proxy().cut();
         try {
             workload.sendAll();
@@ -117,10 +114,10 @@ class FaultInjectionTest extends InboxTestBase {
                 .until(() -> Ledger.inboxRows(CONSUMER) == workload.unique()
                         && ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) == 0);
         workload.assertInvariantHolds(CONSUMER);
-        report("database outage", workload, "database unreachable for > 5 s", duplicatesBefore, started);
+        report("database outage", workload, "database unreachable for > 5 s", counted, started);
     }
 
-    private static void report(String scenario, Workload workload, String faults, double duplicatesBefore,
+    private static void report(String scenario, Workload workload, String faults, MetricsDelta counted,
             long startedNanos) {
         double batches = Metrics.series("points_inbox_batch_size_count");
         String mode = Double.isNaN(batches) ? "one message per transaction"
@@ -128,7 +125,7 @@ class FaultInjectionTest extends InboxTestBase {
                         Metrics.series("points_inbox_batch_size_max"));
         LOG.infof("FAULT-REPORT | %s | %s | sent %d | duplicates injected %d | %s | duplicates absorbed %.0f |"
                 + " lost %d | doubled %d | %.1f s", scenario, mode, workload.messages().size(),
-                workload.duplicates(), faults, Metrics.messages(CONSUMER, "duplicate") - duplicatesBefore,
+                workload.duplicates(), faults, counted.messages(CONSUMER, "duplicate"),
                 workload.lost(CONSUMER), workload.doubled(), (System.nanoTime() - startedNanos) / 1e9);
     }
 }

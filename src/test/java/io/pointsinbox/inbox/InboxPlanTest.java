@@ -16,10 +16,7 @@ import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 
-import io.pointsinbox.support.ArtemisTestResource;
 import io.pointsinbox.support.Ledger;
-import io.pointsinbox.support.PostgresTestDatabase;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 
 /**
@@ -29,8 +26,6 @@ import io.quarkus.test.junit.QuarkusTest;
  * not turn into a scan of every row of the consumer once it holds thousands.
  */
 @QuarkusTest
-@QuarkusTestResource(ArtemisTestResource.class)
-@QuarkusTestResource(PostgresTestDatabase.class)
 class InboxPlanTest {
 
     private static final String SCHEMA = "inbox_plan_probe";

@@ -12,22 +12,17 @@ import jakarta.transaction.Transactional;
 
 import org.junit.jupiter.api.Test;
 
-import io.pointsinbox.messaging.EnvelopeReader;
-import io.pointsinbox.messaging.PointsEnvelope;
+import io.pointsinbox.contract.EnvelopeReader;
+import io.pointsinbox.contract.PointsEnvelope;
 import io.pointsinbox.points.PointsMessageHandler;
 import io.pointsinbox.points.ProcessingResult;
 import io.pointsinbox.support.AmqpTestClient;
-import io.pointsinbox.support.ArtemisTestResource;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
-import io.pointsinbox.support.PostgresTestDatabase;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 
 /** The consumer name is half of the key: a second logical consumer on the same database applies a message once too. */
 @QuarkusTest
-@QuarkusTestResource(ArtemisTestResource.class)
-@QuarkusTestResource(PostgresTestDatabase.class)
 class TwoConsumersTest extends InboxTestBase {
 
     private static final String AUDIT = "points-audit";

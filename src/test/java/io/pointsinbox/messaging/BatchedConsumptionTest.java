@@ -19,6 +19,7 @@ import io.pointsinbox.support.FailureInjector;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
 import io.pointsinbox.support.Metrics;
+import io.pointsinbox.support.MetricsDelta;
 import io.pointsinbox.support.ParallelSenders;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -38,14 +39,10 @@ class BatchedConsumptionTest extends InboxTestBase {
         UUID fresh = UUID.randomUUID();
         UUID contested = UUID.randomUUID();
         UUID other = UUID.randomUUID();
-        double processedBefore = Metrics.messages(CONSUMER, "processed");
-        double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
-        double conflictsBefore = Metrics.messages(CONSUMER, "id_conflict");
-        double inFlightBefore = Metrics.duplicates(CONSUMER, "in_flight");
-        double redeliveriesBefore = Metrics.duplicates(CONSUMER, "redelivery");
+        MetricsDelta counted = MetricsDelta.start();
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
             sender.sendText(grant(earlier, 800, 1));
-            awaitCounter("processed", 1, processedBefore);
+            awaitCounter("processed", 1, counted);
             try (Held held = holdBothBatchThreads(sender)) {
                 sender.sendText(grant(fresh, 802, 10));
                 sender.sendText(grant(fresh, 802, 10)); // the same message twice in one batch
@@ -57,15 +54,15 @@ class BatchedConsumptionTest extends InboxTestBase {
             }
         }
         awaitDrained();
-        awaitCounter("processed", 6, processedBefore);
+        awaitCounter("processed", 6, counted);
 
         assertTrue(Metrics.series("points_inbox_batch_size_max") >= 6, "the six messages were one batch");
-        assertEquals(6, Metrics.messages(CONSUMER, "processed") - processedBefore, "earlier, 2 held, 3 fresh ids");
-        assertEquals(2, Metrics.messages(CONSUMER, "duplicate") - duplicatesBefore, "the repeat and the redelivery");
-        assertEquals(1, Metrics.messages(CONSUMER, "id_conflict") - conflictsBefore, "the reused id");
-        assertEquals(1, Metrics.duplicates(CONSUMER, "in_flight") - inFlightBefore,
+        assertEquals(6, counted.messages(CONSUMER, "processed"), "earlier, 2 held, 3 fresh ids");
+        assertEquals(2, counted.messages(CONSUMER, "duplicate"), "the repeat and the redelivery");
+        assertEquals(1, counted.messages(CONSUMER, "id_conflict"), "the reused id");
+        assertEquals(1, counted.duplicates(CONSUMER, "in_flight"),
                 "the repeat within the batch was in flight with its first occurrence");
-        assertEquals(1, Metrics.duplicates(CONSUMER, "redelivery") - redeliveriesBefore,
+        assertEquals(1, counted.duplicates(CONSUMER, "redelivery"),
                 "the copy of the committed message is a redelivery");
         assertEquals(1, Ledger.balance(CONSUMER, 800), "the committed message is not applied again");
         assertEquals(5, Ledger.balance(CONSUMER, 803), "the fresh message alone in its id");
@@ -87,9 +84,7 @@ class BatchedConsumptionTest extends InboxTestBase {
         UUID second = UUID.randomUUID();
         UUID third = UUID.randomUUID();
         failures.failTimes(failing, 1);
-        double processedBefore = Metrics.messages(CONSUMER, "processed");
-        double failedBefore = Metrics.messages(CONSUMER, "failed");
-        double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
+        MetricsDelta counted = MetricsDelta.start();
         try (AmqpTestClient sender = AmqpTestClient.toInbox(); Held held = holdBothBatchThreads(sender)) {
             sender.sendText(grant(failing, 811, 100));
             sender.sendText(grant(second, 811, 20));
@@ -97,12 +92,12 @@ class BatchedConsumptionTest extends InboxTestBase {
             held.releaseInTurn(3);
         }
         awaitDrained();
-        awaitCounter("processed", 5, processedBefore);
+        awaitCounter("processed", 5, counted);
 
-        assertEquals(1, Metrics.messages(CONSUMER, "failed") - failedBefore,
+        assertEquals(1, counted.messages(CONSUMER, "failed"),
                 "only the failing member failed, once; its batch-mates were applied alone");
-        assertEquals(5, Metrics.messages(CONSUMER, "processed") - processedBefore, "2 held and the 3 members");
-        assertEquals(0, Metrics.messages(CONSUMER, "duplicate") - duplicatesBefore,
+        assertEquals(5, counted.messages(CONSUMER, "processed"), "2 held and the 3 members");
+        assertEquals(0, counted.messages(CONSUMER, "duplicate"),
                 "nothing of the rolled-back batch survived to make a retry a duplicate");
         assertEquals(123, Ledger.balance(CONSUMER, 811), "each member applied once");
         assertEquals(3, Ledger.grants(CONSUMER, 811), "three grants");
@@ -116,17 +111,16 @@ class BatchedConsumptionTest extends InboxTestBase {
         for (int i = 0; i < 50; i++) {
             bodies.add(grant(UUID.randomUUID(), 821, 10));
         }
-        double rollbacksBefore = Metrics.series("points_inbox_batch_rollbacks_total");
-        double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
+        MetricsDelta counted = MetricsDelta.start();
         ParallelSenders.sameMessagesFromEach(bodies, 4);
         awaitDrained();
-        awaitCounter("duplicate", 150, duplicatesBefore);
+        awaitCounter("duplicate", 150, counted);
 
         assertEquals(500, Ledger.balance(CONSUMER, 821), "50 distinct messages of 10 points, each sent 4 times");
         assertEquals(50, Ledger.grants(CONSUMER, 821), "one grant per distinct message");
         // The unique index decides between two batches claiming one id: the second waits and skips it. A batch that
         // decided from what it saw before inserting would only be stopped by the ledger's own key, and roll back.
-        assertEquals(0, Metrics.series("points_inbox_batch_rollbacks_total") - rollbacksBefore,
+        assertEquals(0, counted.series("points_inbox_batch_rollbacks_total"),
                 "no batch rolled back over an id another batch claimed");
         assertEquals(0, deadLettered(), "nothing dead-lettered");
         assertNothingUnacknowledged();
@@ -134,12 +128,12 @@ class BatchedConsumptionTest extends InboxTestBase {
 
     /** Both batch threads, each inside the transaction of a one-message batch. */
     private Held holdBothBatchThreads(AmqpTestClient sender) throws InterruptedException {
-        double processedBefore = Metrics.messages(CONSUMER, "processed");
+        MetricsDelta counted = MetricsDelta.start();
         FailureInjector.Hold first = holdOne(sender, 870);
         assertTrue(first.awaitEntered(30), "first batch thread held");
         FailureInjector.Hold second = holdOne(sender, 871);
         assertTrue(second.awaitEntered(30), "second batch thread held");
-        return new Held(first, second, processedBefore);
+        return new Held(first, second, counted);
     }
 
     private FailureInjector.Hold holdOne(AmqpTestClient sender, long user) {
@@ -150,7 +144,7 @@ class BatchedConsumptionTest extends InboxTestBase {
     }
 
     /** Two held batches; released one after the other, so that one thread takes everything queued meanwhile. */
-    private record Held(FailureInjector.Hold first, FailureInjector.Hold second, double processedBefore)
+    private record Held(FailureInjector.Hold first, FailureInjector.Hold second, MetricsDelta counted)
             implements AutoCloseable {
 
         void releaseInTurn(int queued) {
@@ -158,7 +152,7 @@ class BatchedConsumptionTest extends InboxTestBase {
                     .until(() -> Metrics.series("points_inbox_batch_queued") >= queued);
             first.release();
             await("first held batch committed").atMost(Duration.ofSeconds(30))
-                    .until(() -> Metrics.messages(CONSUMER, "processed") - processedBefore >= 1);
+                    .until(() -> counted.messages(CONSUMER, "processed") >= 1);
             second.release();
         }
 

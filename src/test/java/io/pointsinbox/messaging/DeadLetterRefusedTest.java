@@ -16,9 +16,7 @@ import io.pointsinbox.support.AmqpTestClient;
 import io.pointsinbox.support.ArtemisTestResource;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
-import io.pointsinbox.support.Metrics;
-import io.pointsinbox.support.PostgresTestDatabase;
-import io.quarkus.test.common.QuarkusTestResource;
+import io.pointsinbox.support.MetricsDelta;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -37,8 +35,6 @@ import io.restassured.RestAssured;
  */
 @QuarkusTest
 @TestProfile(DeadLetterRefusedTest.FullDeadLetterAddress.class)
-@QuarkusTestResource(ArtemisTestResource.class)
-@QuarkusTestResource(PostgresTestDatabase.class)
 class DeadLetterRefusedTest extends InboxTestBase {
 
     /** Seconds between the connector's retries of a failed send (up to 5 by default): several fall in a test. */
@@ -57,16 +53,14 @@ class DeadLetterRefusedTest extends InboxTestBase {
     @Test
     void refusedDeadLetterCopiesNeitherLoseThePoisonNorStopConsumption() throws Exception {
         fillTheFullAddress();
-        double unconfirmedBefore = Metrics.deadLetterUnconfirmed();
-        double processedBefore = Metrics.messages(CONSUMER, "processed");
-        double failedBefore = Metrics.messages(CONSUMER, "failed");
+        MetricsDelta counted = MetricsDelta.start();
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
             sender.sendText("{refused dead letter");
             sender.sendText(grant(UUID.randomUUID(), 911, 9));
         }
         await("the broker moves the original after its delivery attempts").atMost(Duration.ofSeconds(60))
                 .until(() -> deadLettered() == 1);
-        awaitCounter("processed", 1, processedBefore);
+        awaitCounter("processed", 1, counted);
 
         // The refused copy still waits in the connector; the service stays ready and keeps consuming.
         await("ready throughout").during(Duration.ofSeconds(8L * RETRY_INTERVAL))
@@ -74,13 +68,13 @@ class DeadLetterRefusedTest extends InboxTestBase {
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
             sender.sendText(grant(UUID.randomUUID(), 911, 4));
         }
-        awaitCounter("processed", 2, processedBefore);
+        awaitCounter("processed", 2, counted);
         awaitDrained();
 
         assertEquals(ArtemisTestResource.MAX_DELIVERY_ATTEMPTS,
-                Metrics.deadLetterUnconfirmed() - unconfirmedBefore,
+                counted.deadLetterUnconfirmed(),
                 "every attempt counted as a dead-letter copy not accepted");
-        assertEquals(ArtemisTestResource.MAX_DELIVERY_ATTEMPTS, Metrics.messages(CONSUMER, "failed") - failedBefore,
+        assertEquals(ArtemisTestResource.MAX_DELIVERY_ATTEMPTS, counted.messages(CONSUMER, "failed"),
                 "each refused attempt also counts as failed");
         List<String> reasons = ArtemisTestResource.browse(ArtemisTestResource.DEAD_LETTER, DeadLetters.REASON);
         assertEquals(1, reasons.size(), "the original, moved by the broker: " + reasons);
@@ -94,13 +88,12 @@ class DeadLetterRefusedTest extends InboxTestBase {
     @Test
     void aBrokerOutageWhileADeadLetterCopyIsRetriedDoesNotStopConsumption() throws Exception {
         fillTheFullAddress();
-        double unconfirmedBefore = Metrics.deadLetterUnconfirmed();
-        double processedBefore = Metrics.messages(CONSUMER, "processed");
+        MetricsDelta counted = MetricsDelta.start();
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
             sender.sendText("{dead letter retried across an outage");
         }
         await("the first copy is not accepted").atMost(Duration.ofSeconds(30))
-                .until(() -> Metrics.deadLetterUnconfirmed() > unconfirmedBefore);
+                .until(() -> counted.deadLetterUnconfirmed() > 0);
 
         // Down while the refused copy waits in the connector.
         ArtemisTestResource.restart(Duration.ofSeconds(10L * RETRY_INTERVAL));
@@ -109,7 +102,7 @@ class DeadLetterRefusedTest extends InboxTestBase {
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
             sender.sendText(grant(UUID.randomUUID(), 912, 6));
         }
-        awaitCounter("processed", 1, processedBefore);
+        awaitCounter("processed", 1, counted);
         await("the broker moves the original after its delivery attempts").atMost(Duration.ofSeconds(60))
                 .until(() -> deadLettered() == 1);
         awaitDrained();

@@ -18,8 +18,7 @@ import io.pointsinbox.support.DeadLetterLink;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
 import io.pointsinbox.support.Metrics;
-import io.pointsinbox.support.PostgresTestDatabase;
-import io.quarkus.test.common.QuarkusTestResource;
+import io.pointsinbox.support.MetricsDelta;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 
@@ -31,8 +30,6 @@ import io.quarkus.test.junit.TestProfile;
  */
 @QuarkusTest
 @TestProfile(DeadLetterLink.PerMessage.class)
-@QuarkusTestResource(ArtemisTestResource.class)
-@QuarkusTestResource(PostgresTestDatabase.class)
 class DeadLetterUnconfirmedTest extends InboxTestBase {
 
     private static final String MALFORMED = "body: malformed JSON";
@@ -49,9 +46,8 @@ class DeadLetterUnconfirmedTest extends InboxTestBase {
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
             deadLetterOneOverTheWorkingLink(sender);
 
-            double unconfirmedBefore = Metrics.deadLetterUnconfirmed();
+            MetricsDelta counted = MetricsDelta.start();
             double redeliveredBefore = redelivered();
-            double processedBefore = Metrics.messages(CONSUMER, "processed");
             DeadLetterLink.proxy().freeze();
             long frozenAt = System.nanoTime();
             sender.sendText("{second, while the link is frozen");
@@ -59,13 +55,12 @@ class DeadLetterUnconfirmedTest extends InboxTestBase {
 
             await("the unconfirmed dead-letter copy hands the poison back for redelivery")
                     .atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> Metrics.deadLetterUnconfirmed() > unconfirmedBefore
-                            && redelivered() > redeliveredBefore);
+                    .until(() -> counted.deadLetterUnconfirmed() > 0 && redelivered() > redeliveredBefore);
             Duration handedBackAfter = Duration.ofNanos(System.nanoTime() - frozenAt);
             // Bounded by the dead-letter timeout (2 s), well below the 60 s transaction timeout.
             assertTrue(handedBackAfter.compareTo(Duration.ofSeconds(20)) < 0,
                     "handed back after " + handedBackAfter);
-            awaitCounter("processed", 1, processedBefore);
+            awaitCounter("processed", 1, counted);
             assertEquals(0, deadLettered(), "nothing reaches the dead-letter address over the frozen link");
             DeadLetterLink.proxy().thaw();
         }
@@ -93,16 +88,15 @@ class DeadLetterUnconfirmedTest extends InboxTestBase {
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
             deadLetterOneOverTheWorkingLink(sender);
 
-            double unconfirmedBefore = Metrics.deadLetterUnconfirmed();
-            double processedBefore = Metrics.messages(CONSUMER, "processed");
+            MetricsDelta counted = MetricsDelta.start();
             DeadLetterLink.proxy().cut();
             sender.sendText("{second, while the link is cut");
             sender.sendText(grant(valid, 910, 7));
             // Whether the connector fails the send or never answers it, the attempt ends within the bound.
             await("the dead-letter copy that cannot be sent hands the poison back")
                     .atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> Metrics.deadLetterUnconfirmed() > unconfirmedBefore);
-            awaitCounter("processed", 1, processedBefore);
+                    .until(() -> counted.deadLetterUnconfirmed() > 0);
+            awaitCounter("processed", 1, counted);
             DeadLetterLink.proxy().restore();
         }
         await("poison dead-lettered once the link is back").atMost(Duration.ofSeconds(45))

@@ -14,6 +14,8 @@ import org.junit.jupiter.api.Test;
 
 import io.pointsinbox.config.BatchConfig;
 import io.pointsinbox.config.PointsConfig;
+import io.pointsinbox.contract.MessageType;
+import io.pointsinbox.contract.PointsEnvelope;
 
 /**
  * A delivery handed to batched mode while the service stops must go back to the broker at once, never wait for a

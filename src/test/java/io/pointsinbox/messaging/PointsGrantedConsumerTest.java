@@ -18,40 +18,33 @@ import io.pointsinbox.support.ArtemisTestResource;
 import io.pointsinbox.support.FailureInjector;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
-import io.pointsinbox.support.Metrics;
+import io.pointsinbox.support.MetricsDelta;
 import io.pointsinbox.support.ParallelSenders;
-import io.pointsinbox.support.PostgresTestDatabase;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 
 @QuarkusTest
-@QuarkusTestResource(ArtemisTestResource.class)
-@QuarkusTestResource(PostgresTestDatabase.class)
 class PointsGrantedConsumerTest extends InboxTestBase {
 
     @Test
     void sameMessageTwiceIsAppliedOnceAndTheDuplicateIsAcknowledged() {
         UUID id = UUID.randomUUID();
-        double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
-        double processedBefore = Metrics.messages(CONSUMER, "processed");
-        double redeliveriesBefore = Metrics.duplicates(CONSUMER, "redelivery");
-        double inFlightBefore = Metrics.duplicates(CONSUMER, "in_flight");
+        MetricsDelta counted = MetricsDelta.start();
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
             sender.sendText(grant(id, 101, 100));
-            awaitCounter("processed", 1, processedBefore);
+            awaitCounter("processed", 1, counted);
             sender.sendText(grant(id, 101, 100));
         }
         awaitDrained();
-        awaitCounter("duplicate", 1, duplicatesBefore);
-        assertEquals(1, Metrics.duplicates(CONSUMER, "redelivery") - redeliveriesBefore,
+        awaitCounter("duplicate", 1, counted);
+        assertEquals(1, counted.duplicates(CONSUMER, "redelivery"),
                 "a duplicate of a committed delivery is classified as a redelivery");
-        assertEquals(0, Metrics.duplicates(CONSUMER, "in_flight") - inFlightBefore, "nothing was in flight");
+        assertEquals(0, counted.duplicates(CONSUMER, "in_flight"), "nothing was in flight");
 
         assertEquals(100, Ledger.balance(CONSUMER, 101), "balance after one message delivered twice");
         assertEquals(1, Ledger.grants(CONSUMER, 101), "grants after one message delivered twice");
         assertEquals(1, Ledger.inboxRows(CONSUMER, id), "inbox rows for the message id");
-        assertEquals(1, Metrics.messages(CONSUMER, "processed") - processedBefore, "processed count");
-        assertEquals(1, Metrics.messages(CONSUMER, "duplicate") - duplicatesBefore, "duplicate count");
+        assertEquals(1, counted.messages(CONSUMER, "processed"), "processed count");
+        assertEquals(1, counted.messages(CONSUMER, "duplicate"), "duplicate count");
         // The duplicate is detected inside the method (early flush) and acknowledged: had it surfaced at commit,
         // it would have been nacked and, after the delivery attempts, dead-lettered.
         assertEquals(0, deadLettered(), "a duplicate must never be dead-lettered");
@@ -76,21 +69,18 @@ class PointsGrantedConsumerTest extends InboxTestBase {
             }
             bodies.add(grant(id, user, 10));
         }
-        double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
-        double failedBefore = Metrics.messages(CONSUMER, "failed");
-        double classifiedBefore = Metrics.duplicates(CONSUMER, "in_flight") + Metrics.duplicates(CONSUMER, "redelivery");
+        MetricsDelta counted = MetricsDelta.start();
         ParallelSenders.sameMessagesFromEach(bodies, senders);
         awaitDrained();
-        awaitCounter("duplicate", 150, duplicatesBefore);
+        awaitCounter("duplicate", 150, counted);
 
         assertEquals(500, Ledger.balance(CONSUMER, user), "50 distinct messages of 10 points, each sent 4 times");
         assertEquals(50, Ledger.grants(CONSUMER, user), "one grant per distinct message");
         assertEquals(50, Ledger.inboxRows(CONSUMER), "one inbox row per distinct message");
-        assertEquals(150, Metrics.messages(CONSUMER, "duplicate") - duplicatesBefore, "duplicates counted");
-        assertEquals(150, Metrics.duplicates(CONSUMER, "in_flight") + Metrics.duplicates(CONSUMER, "redelivery")
-                - classifiedBefore, "every duplicate classified as in flight or redelivery");
+        assertEquals(150, counted.messages(CONSUMER, "duplicate"), "duplicates counted");
+        assertEquals(150, counted.duplicates(CONSUMER, "in_flight") + counted.duplicates(CONSUMER, "redelivery"), "every duplicate classified as in flight or redelivery");
         // Racing duplicates are decided by the unique index inside the transaction: none of them may fail.
-        assertEquals(failingFirstAttempts, Metrics.messages(CONSUMER, "failed") - failedBefore,
+        assertEquals(failingFirstAttempts, counted.messages(CONSUMER, "failed"),
                 "only the injected failures failed");
         assertEquals(0, deadLettered(), "nothing dead-lettered");
         assertNothingUnacknowledged();
@@ -100,19 +90,17 @@ class PointsGrantedConsumerTest extends InboxTestBase {
     void failureOnFirstDeliveryRollsBackTheInboxRowAndTheRedeliveryAppliesOnce() {
         UUID id = UUID.randomUUID();
         failures.failTimes(id, 1);
-        double failedBefore = Metrics.messages(CONSUMER, "failed");
-        double processedBefore = Metrics.messages(CONSUMER, "processed");
-        double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
+        MetricsDelta counted = MetricsDelta.start();
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
             sender.sendText(grant(id, 303, 70));
         }
         awaitDrained();
-        await("redelivery settled").atMost(Duration.ofSeconds(30)).until(() -> Metrics.messages(CONSUMER, "processed")
-                - processedBefore + Metrics.messages(CONSUMER, "duplicate") - duplicatesBefore >= 1);
+        await("redelivery settled").atMost(Duration.ofSeconds(30)).until(() -> counted.messages(CONSUMER, "processed")
+                + counted.messages(CONSUMER, "duplicate") >= 1);
 
-        assertEquals(1, Metrics.messages(CONSUMER, "failed") - failedBefore, "the first attempt failed");
+        assertEquals(1, counted.messages(CONSUMER, "failed"), "the first attempt failed");
         // Had the inbox row of the failed attempt survived, the redelivery would have been taken for a duplicate.
-        assertEquals(0, Metrics.messages(CONSUMER, "duplicate") - duplicatesBefore, "redelivery is not a duplicate");
+        assertEquals(0, counted.messages(CONSUMER, "duplicate"), "redelivery is not a duplicate");
         assertEquals(70, Ledger.balance(CONSUMER, 303), "applied once by the redelivery");
         assertEquals(1, Ledger.grants(CONSUMER, 303), "one grant");
         assertEquals(1, Ledger.inboxRows(CONSUMER, id), "one inbox row");
@@ -125,7 +113,7 @@ class PointsGrantedConsumerTest extends InboxTestBase {
         UUID doomed = UUID.randomUUID();
         UUID healthy = UUID.randomUUID();
         failures.failAlways(doomed);
-        double failedBefore = Metrics.messages(CONSUMER, "failed");
+        MetricsDelta counted = MetricsDelta.start();
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
             sender.sendText(grant(doomed, 404, 40));
             sender.sendText(grant(healthy, 404, 5));
@@ -133,7 +121,7 @@ class PointsGrantedConsumerTest extends InboxTestBase {
         await("dead-lettered").atMost(Duration.ofSeconds(30)).until(() -> deadLettered() == 1);
         awaitDrained();
 
-        assertEquals(ArtemisTestResource.MAX_DELIVERY_ATTEMPTS, Metrics.messages(CONSUMER, "failed") - failedBefore,
+        assertEquals(ArtemisTestResource.MAX_DELIVERY_ATTEMPTS, counted.messages(CONSUMER, "failed"),
                 "one failure per delivery attempt");
         assertEquals(5, Ledger.balance(CONSUMER, 404), "only the healthy message applied");
         assertEquals(0, Ledger.inboxRows(CONSUMER, doomed), "no inbox row for the dead-lettered message");
@@ -143,8 +131,7 @@ class PointsGrantedConsumerTest extends InboxTestBase {
 
     @Test
     void poisonMessagesGoToTheDeadLetterAddressOnTheirFirstDelivery() {
-        double rejectedBefore = Metrics.messages(CONSUMER, "rejected");
-        double failedBefore = Metrics.messages(CONSUMER, "failed");
+        MetricsDelta counted = MetricsDelta.start();
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
             sender.sendText("{not json");
             sender.sendText("{\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":505,\"amount\":10}}");
@@ -164,8 +151,8 @@ class PointsGrantedConsumerTest extends InboxTestBase {
             assertTrue(reasons.stream().anyMatch(reason -> reason.startsWith(expected)),
                     "a dead-letter reason starting with '" + expected + "' in " + reasons);
         }
-        assertEquals(5, Metrics.messages(CONSUMER, "rejected") - rejectedBefore, "rejected count");
-        assertEquals(0, Metrics.messages(CONSUMER, "failed") - failedBefore, "poison never enters the retry loop");
+        assertEquals(5, counted.messages(CONSUMER, "rejected"), "rejected count");
+        assertEquals(0, counted.messages(CONSUMER, "failed"), "poison never enters the retry loop");
         assertEquals(0, Ledger.totalRows("inbox_message"), "nothing stored for poison");
         assertEquals(0, Ledger.totalRows("user_points"), "nothing applied for poison");
         assertNothingUnacknowledged();
@@ -191,31 +178,28 @@ class PointsGrantedConsumerTest extends InboxTestBase {
     void duplicateArrivingDuringTheFirstTransactionWaitsForItThenIsAcknowledgedAsDuplicate() throws Exception {
         UUID id = UUID.randomUUID();
         FailureInjector.Hold hold = failures.hold(id);
-        double duplicatesBefore = Metrics.messages(CONSUMER, "duplicate");
-        double failedBefore = Metrics.messages(CONSUMER, "failed");
-        double inFlightBefore = Metrics.duplicates(CONSUMER, "in_flight");
-        double redeliveriesBefore = Metrics.duplicates(CONSUMER, "redelivery");
+        MetricsDelta counted = MetricsDelta.start();
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
             sender.sendText(grant(id, 707, 25));
             assertTrue(hold.awaitEntered(30), "the first delivery should reach the ledger and hold its transaction");
             sender.sendText(grant(id, 707, 25));
             await("duplicate waiting on the inbox's unique index").atMost(Duration.ofSeconds(30))
                     .until(() -> Ledger.backendsWaitingOnLocks() >= 1);
-            assertEquals(0, Metrics.messages(CONSUMER, "duplicate") - duplicatesBefore,
+            assertEquals(0, counted.messages(CONSUMER, "duplicate"),
                     "the duplicate cannot be decided while the first delivery is uncommitted");
             assertEquals(0, Ledger.inboxRows(CONSUMER, id), "nothing committed yet");
         } finally {
             hold.release();
         }
         awaitDrained();
-        awaitCounter("duplicate", 1, duplicatesBefore);
+        awaitCounter("duplicate", 1, counted);
 
-        assertEquals(1, Metrics.duplicates(CONSUMER, "in_flight") - inFlightBefore,
+        assertEquals(1, counted.duplicates(CONSUMER, "in_flight"),
                 "a duplicate that waited for its first delivery is classified as in flight");
-        assertEquals(0, Metrics.duplicates(CONSUMER, "redelivery") - redeliveriesBefore, "not as a redelivery");
+        assertEquals(0, counted.duplicates(CONSUMER, "redelivery"), "not as a redelivery");
         assertEquals(25, Ledger.balance(CONSUMER, 707), "applied once");
         assertEquals(1, Ledger.grants(CONSUMER, 707), "one grant");
-        assertEquals(0, Metrics.messages(CONSUMER, "failed") - failedBefore, "the waiting duplicate did not fail");
+        assertEquals(0, counted.messages(CONSUMER, "failed"), "the waiting duplicate did not fail");
         assertEquals(0, deadLettered(), "the waiting duplicate was acknowledged, not dead-lettered");
         assertNothingUnacknowledged();
     }

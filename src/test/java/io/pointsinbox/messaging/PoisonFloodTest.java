@@ -32,8 +32,6 @@ import io.pointsinbox.support.ArtemisTestResource;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
 import io.pointsinbox.support.ParallelSenders;
-import io.pointsinbox.support.PostgresTestDatabase;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 
@@ -43,8 +41,6 @@ import io.quarkus.test.junit.QuarkusTest;
  * flood is printed beside the time of the same grants alone (a figure, not an assertion: this machine is shared).
  */
 @QuarkusTest
-@QuarkusTestResource(ArtemisTestResource.class)
-@QuarkusTestResource(PostgresTestDatabase.class)
 class PoisonFloodTest extends InboxTestBase {
 
     private static final int GRANTS = 2_000;

@@ -38,7 +38,7 @@ class ShutdownDisconnectFilterTest {
         other.setThrown(new Exception("Connection disconnected"));
         assertTrue(filter.isLoggable(other), "another message of the connector");
         LogRecord ours = new LogRecord(Level.SEVERE, "SRMSG16214: AMQP Connection failure");
-        ours.setLoggerName("io.pointsinbox.messaging.GracefulStop");
+        ours.setLoggerName("io.pointsinbox.messaging.ConsumptionSwitch");
         ours.setThrown(new Exception("Connection disconnected"));
         assertTrue(filter.isLoggable(ours), "another logger");
         LogRecord warning = disconnect("Connection disconnected");

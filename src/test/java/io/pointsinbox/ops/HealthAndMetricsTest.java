@@ -7,14 +7,9 @@ import static org.hamcrest.Matchers.hasItems;
 
 import org.junit.jupiter.api.Test;
 
-import io.pointsinbox.support.ArtemisTestResource;
-import io.pointsinbox.support.PostgresTestDatabase;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 
 @QuarkusTest
-@QuarkusTestResource(ArtemisTestResource.class)
-@QuarkusTestResource(PostgresTestDatabase.class)
 class HealthAndMetricsTest extends io.pointsinbox.support.InboxTestBase {
 
     @Test

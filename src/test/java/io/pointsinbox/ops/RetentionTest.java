@@ -24,16 +24,13 @@ import io.pointsinbox.support.AmqpTestClient;
 import io.pointsinbox.support.ArtemisTestResource;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
-import io.pointsinbox.support.Metrics;
+import io.pointsinbox.support.MetricsDelta;
 import io.pointsinbox.support.PostgresTestDatabase;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.vertx.amqp.AmqpMessage;
 
 @QuarkusTest
-@QuarkusTestResource(ArtemisTestResource.class)
-@QuarkusTestResource(PostgresTestDatabase.class)
 class RetentionTest extends InboxTestBase {
 
     @Inject
@@ -76,7 +73,7 @@ class RetentionTest extends InboxTestBase {
 
     @Test
     void aMessageOlderThanTheWindowIsDeadLetteredAsTooOld() {
-        double tooOldBefore = Metrics.messages(CONSUMER, "too_old");
+        MetricsDelta counted = MetricsDelta.start();
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
             sender.send(AmqpMessage.create().withBody(grant(UUID.randomUUID(), 9_200, 5)).durable(true)
                     .creationTime(Instant.now().minus(Duration.ofDays(8)).toEpochMilli()).build());
@@ -84,7 +81,7 @@ class RetentionTest extends InboxTestBase {
         await("dead-lettered").atMost(Duration.ofSeconds(30)).until(() -> deadLettered() == 1);
         assertTrue(ArtemisTestResource.browse(ArtemisTestResource.DEAD_LETTER, DeadLetters.REASON).get(0)
                 .startsWith("too_old:"), "reason too_old");
-        assertEquals(1, Metrics.messages(CONSUMER, "too_old") - tooOldBefore, "counted");
+        assertEquals(1, counted.messages(CONSUMER, "too_old"), "counted");
         assertEquals(0, Ledger.totalRows("inbox_message"), "not applied");
     }
 

@@ -7,6 +7,7 @@ import java.time.Duration;
 
 import org.junit.jupiter.api.BeforeEach;
 
+import io.quarkus.test.common.QuarkusTestResource;
 import io.restassured.RestAssured;
 import io.restassured.builder.RequestSpecBuilder;
 
@@ -14,6 +15,10 @@ import io.restassured.builder.RequestSpecBuilder;
  * State reset and broker waits for tests that drive the application from outside, through the real broker and
  * HTTP: usable against the packaged application too ({@code @QuarkusIntegrationTest}), as it injects nothing.
  */
+// The two resources every Quarkus test here needs, declared once: Quarkus starts a test resource for every test of
+// the module whichever class declares it.
+@QuarkusTestResource(ArtemisTestResource.class)
+@QuarkusTestResource(PostgresTestDatabase.class)
 public abstract class BrokerTestBase {
 
     protected static final String CONSUMER = "points-ledger";
@@ -43,6 +48,12 @@ public abstract class BrokerTestBase {
     protected static void awaitCounter(String outcome, double expected, double before) {
         await(outcome + " counter").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                 .until(() -> Metrics.messages(CONSUMER, outcome) - before >= expected);
+    }
+
+    /** Waits until the service has counted {@code expected} more messages with {@code outcome} since {@code counted}. */
+    protected static void awaitCounter(String outcome, double expected, MetricsDelta counted) {
+        await(outcome + " counter").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .until(() -> counted.messages(CONSUMER, outcome) >= expected);
     }
 
     protected static void assertNothingUnacknowledged() {

@@ -1,4 +1,4 @@
-package io.pointsinbox.messaging;
+package io.pointsinbox.contract;
 
 import java.util.Arrays;
 import java.util.Optional;

@@ -1,4 +1,4 @@
-package io.pointsinbox.ops;
+package io.pointsinbox.messaging;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -11,16 +11,16 @@ import org.eclipse.microprofile.health.Readiness;
 @ApplicationScoped
 public class ConsumptionHealth implements HealthCheck {
 
-    private final DatabaseGate gate;
+    private final ConsumptionSwitch consumption;
 
-    ConsumptionHealth(DatabaseGate gate) {
-        this.gate = gate;
+    ConsumptionHealth(ConsumptionSwitch consumption) {
+        this.consumption = consumption;
     }
 
     @Override
     public HealthCheckResponse call() {
         var response = HealthCheckResponse.named("points-inbox consumption");
-        return gate.paused()
+        return consumption.pausedForOutage()
                 ? response.down().withData("paused", true)
                         .withData("reason", "database unreachable; messages wait on the broker").build()
                 : response.up().withData("paused", false).build();

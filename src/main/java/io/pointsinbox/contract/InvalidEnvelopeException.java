@@ -1,4 +1,4 @@
-package io.pointsinbox.messaging;
+package io.pointsinbox.contract;
 
 /** A message that can never be applied, whatever the retries: it names the offending field and why. */
 public class InvalidEnvelopeException extends RuntimeException {

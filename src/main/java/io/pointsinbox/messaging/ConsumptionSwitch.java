@@ -1,0 +1,201 @@
+package io.pointsinbox.messaging;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
+
+import jakarta.annotation.PreDestroy;
+import jakarta.annotation.Priority;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.interceptor.Interceptor;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
+
+import io.pointsinbox.config.PointsConfig;
+import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.smallrye.reactive.messaging.ChannelRegistry;
+import io.smallrye.reactive.messaging.PausableChannel;
+
+/**
+ * The one place that decides whether AMQP consumption runs. Two signals pause it: a failed delivery whose database
+ * does not answer (consumption resumes by itself when it answers again, so an outage never drains the queue into
+ * the dead-letter address), and shutdown (nothing resumes it after that). Both come from explicit calls: the
+ * consumer reports its failures ({@link #deliveryFailed()}), the lifecycle its events.
+ * <p>
+ * On shutdown the connector holds up to a thousand prefetched deliveries; if they reached the handler after
+ * Hibernate closed, each would fail with its delivery count raised, and every rolling restart would burn an attempt
+ * of a whole prefetch window. So: pause when shutdown starts, let the transactions already running commit and be
+ * acknowledged (bounded by {@code quarkus.shutdown.timeout}), leave the rest unsettled for the broker to take back,
+ * uncounted, when the connection closes.
+ */
+@ApplicationScoped
+public class ConsumptionSwitch {
+
+    private static final Logger LOG = Logger.getLogger(ConsumptionSwitch.class);
+    private static final long QUIET = TimeUnit.MILLISECONDS.toNanos(200);
+
+    private final ChannelRegistry channels;
+    private final DataSource dataSource;
+    private final TransactionSynchronizationRegistry transactions;
+    private final Duration shutdownTimeout;
+    private final long retryMillis;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicBoolean stopping = new AtomicBoolean();
+    private final AtomicBoolean probing = new AtomicBoolean();
+    private volatile boolean drained;
+    private final ScheduledExecutorService prober = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "points-database-probe");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    ConsumptionSwitch(ChannelRegistry channels, DataSource dataSource, TransactionSynchronizationRegistry transactions,
+            @ConfigProperty(name = "quarkus.shutdown.timeout") Duration shutdownTimeout, PointsConfig config) {
+        this.channels = channels;
+        this.dataSource = dataSource;
+        this.transactions = transactions;
+        this.shutdownTimeout = shutdownTimeout;
+        this.retryMillis = config.databaseRetryInterval().toMillis();
+    }
+
+    /** Paused because the database does not answer (a pause for shutdown is not an outage). */
+    public boolean pausedForOutage() {
+        PausableChannel channel = channel();
+        return channel != null && channel.isPaused() && !stopping.get();
+    }
+
+    /** True once shutdown has begun: nothing resumes consumption after that. */
+    public boolean stopping() {
+        return stopping.get();
+    }
+
+    /**
+     * At the start of a delivery, inside its transaction: counts it as in flight until the transaction completes.
+     * A delivery that arrives after the shutdown drain cannot be processed any more; it fails and goes back.
+     */
+    void deliveryStarted() {
+        if (drained) {
+            throw new IllegalStateException("shutting down: this delivery goes back to the broker");
+        }
+        inFlight.incrementAndGet();
+        transactions.registerInterposedSynchronization(new Synchronization() {
+            @Override
+            public void beforeCompletion() {
+            }
+
+            @Override
+            public void afterCompletion(int status) {
+                inFlight.decrementAndGet();
+            }
+        });
+    }
+
+    /** A delivery failed and will be redelivered: if the database does not answer, pause until it does. */
+    void deliveryFailed() {
+        if (!stopping.get() && probing.compareAndSet(false, true)) {
+            prober.execute(this::probe);
+        }
+    }
+
+    private void probe() {
+        PausableChannel channel = channel();
+        if (stopping.get()) {
+            probing.set(false);
+            return;
+        }
+        if (databaseAnswers()) {
+            probing.set(false);
+            if (channel != null && channel.isPaused() && !stopping.get()) {
+                channel.resume();
+                LOG.info("Database reachable again: AMQP consumption resumed");
+            }
+            return;
+        }
+        if (channel != null && !channel.isPaused()) {
+            channel.pause();
+            LOG.warnf("Database unreachable: AMQP consumption paused, probing every %d ms", retryMillis);
+        }
+        prober.schedule(this::probe, retryMillis, TimeUnit.MILLISECONDS);
+    }
+
+    private boolean databaseAnswers() {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            statement.setQueryTimeout(5);
+            statement.execute("select 1");
+            return true;
+        } catch (SQLException e) {
+            LOG.debugf("Database probe failed: %s", e.getMessage());
+            return false;
+        }
+    }
+
+    void onStart(@Observes StartupEvent event) {
+        ShutdownDisconnectFilter.running();
+    }
+
+    void onShutdownDelay(@Observes ShutdownDelayInitiatedEvent event) {
+        pauseForShutdown();
+    }
+
+    void onShutdown(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) ShutdownEvent event) {
+        pauseForShutdown();
+        long deadline = System.nanoTime() + shutdownTimeout.toNanos();
+        // Idle means nothing in flight for a short quiet period: a delivery the connector handed over just before
+        // the pause may still be on its way to a worker.
+        long idleSince = inFlight.get() == 0 ? System.nanoTime() : Long.MAX_VALUE;
+        while (System.nanoTime() < deadline && (idleSince == Long.MAX_VALUE || System.nanoTime() - idleSince < QUIET)) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            if (inFlight.get() > 0) {
+                idleSince = Long.MAX_VALUE;
+            } else if (idleSince == Long.MAX_VALUE) {
+                idleSince = System.nanoTime();
+            }
+        }
+        drained = true;
+        int left = inFlight.get();
+        if (left > 0) {
+            LOG.warnf("Shutdown timeout %s reached with %d deliveries still in flight: they roll back and are"
+                    + " redelivered", shutdownTimeout, left);
+        } else {
+            LOG.info("AMQP consumption stopped: in-flight deliveries committed, the rest return to the broker");
+        }
+    }
+
+    private void pauseForShutdown() {
+        if (stopping.compareAndSet(false, true)) {
+            ShutdownDisconnectFilter.stopping();
+            PausableChannel channel = channel();
+            if (channel != null) {
+                channel.pause();
+            }
+        }
+    }
+
+    private PausableChannel channel() {
+        return channels.getPausable(PointsGrantedConsumer.CHANNEL);
+    }
+
+    @PreDestroy
+    void close() {
+        prober.shutdownNow();
+    }
+}
