@@ -6,16 +6,13 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.transaction.Transactional;
 
 import org.eclipse.microprofile.reactive.messaging.Incoming;
-import org.jboss.logging.MDC;
 
-import io.pointsinbox.config.BatchConfig;
 import io.pointsinbox.config.PointsConfig;
 import io.pointsinbox.config.RetentionConfig;
 import io.pointsinbox.contract.EnvelopeReader;
 import io.pointsinbox.contract.InvalidEnvelopeException;
 import io.pointsinbox.contract.PointsEnvelope;
 import io.pointsinbox.ops.InboxMetrics;
-import io.pointsinbox.points.PointsMessageHandler;
 import io.pointsinbox.points.ProcessingResult;
 import io.smallrye.reactive.messaging.amqp.IncomingAmqpMetadata;
 import io.smallrye.reactive.messaging.annotations.Blocking;
@@ -32,27 +29,22 @@ public class PointsGrantedConsumer {
     public static final String CHANNEL = "points-granted";
 
     private final EnvelopeReader reader;
-    private final PointsMessageHandler handler;
     private final DeadLetters deadLetters;
     private final InboxMetrics metrics;
     private final PointsConfig config;
     private final RetentionConfig retention;
     private final ConsumptionSwitch consumption;
-    private final BatchConfig batch;
-    private final GrantBatcher batcher;
+    private final DeliveryPath path;
 
-    PointsGrantedConsumer(EnvelopeReader reader, PointsMessageHandler handler, DeadLetters deadLetters,
-            InboxMetrics metrics, PointsConfig config, RetentionConfig retention, ConsumptionSwitch consumption,
-            BatchConfig batch, GrantBatcher batcher) {
+    PointsGrantedConsumer(EnvelopeReader reader, DeliveryPath path, DeadLetters deadLetters,
+            InboxMetrics metrics, PointsConfig config, RetentionConfig retention, ConsumptionSwitch consumption) {
         this.reader = reader;
-        this.handler = handler;
+        this.path = path;
         this.deadLetters = deadLetters;
         this.metrics = metrics;
         this.config = config;
         this.retention = retention;
         this.consumption = consumption;
-        this.batch = batch;
-        this.batcher = batcher;
     }
 
     @Incoming(CHANNEL)
@@ -88,20 +80,7 @@ public class PointsGrantedConsumer {
                     + retention.window(), "too_old");
             return;
         }
-        ProcessingResult result;
-        if (batch.enabled()) {
-            // This transaction stays empty: the batch thread's commits the effect, and only then does this return.
-            result = batcher.apply(envelope);
-        } else {
-            MDC.put("consumer", config.consumer());
-            MDC.put("messageId", envelope.messageId().toString());
-            try {
-                result = handler.handle(config.consumer(), envelope);
-            } finally {
-                MDC.remove("consumer");
-                MDC.remove("messageId");
-            }
-        }
+        ProcessingResult result = path.apply(envelope);
         if (result.status() == ProcessingResult.Status.ID_CONFLICT) {
             // A sender's bug, never applied: the message is kept on the dead-letter address as evidence.
             deadLetters.forward(amqp, config.consumer(), "id_conflict: " + result.conflict());
