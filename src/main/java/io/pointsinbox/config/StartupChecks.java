@@ -23,15 +23,22 @@ public class StartupChecks {
                 .orElse(java.time.Duration.ofSeconds(60));
         deadLetterTimeoutProblem(points.deadLetterTimeout(), transactionTimeout).ifPresent(StartupChecks::refuse);
         int pool = config.getOptionalValue("quarkus.datasource.jdbc.max-size", Integer.class).orElse(20);
-        // A duplicate reads the first delivery's record on a second connection while its transaction is still open. In
-        // batched mode the workers only wait: the batch threads run every transaction.
-        int transactions = batch.enabled() ? batch.threads() : points.concurrency();
-        if (pool < 2 * transactions) {
-            String setting = batch.enabled() ? "POINTS_BATCH_THREADS (points.batch.threads="
-                    : "POINTS_CONCURRENCY (points.concurrency=";
-            refuse("POINTS_DB_POOL_SIZE (quarkus.datasource.jdbc.max-size=" + pool + ") must be at least twice "
-                    + setting + transactions + ")");
+        poolProblem(pool, batch.enabled(), points.concurrency(), batch.threads()).ifPresent(StartupChecks::refuse);
+    }
+
+    /**
+     * A duplicate reads the first delivery's record on a second connection while its transaction is still open, so
+     * each transaction may hold two connections: one per worker in per-message mode, one per batch thread in
+     * batched mode (its workers only wait).
+     */
+    static java.util.Optional<String> poolProblem(int pool, boolean batched, int concurrency, int batchThreads) {
+        int transactions = batched ? batchThreads : concurrency;
+        if (pool >= 2 * transactions) {
+            return java.util.Optional.empty();
         }
+        String setting = batched ? "POINTS_BATCH_THREADS (points.batch.threads=" : "POINTS_CONCURRENCY (points.concurrency=";
+        return java.util.Optional.of("POINTS_DB_POOL_SIZE (quarkus.datasource.jdbc.max-size=" + pool
+                + ") must be at least twice " + setting + transactions + ")");
     }
 
     /** Quarkus prints a ConfigurationException's message alone, on one line, and exits: no stack trace. */

@@ -62,4 +62,19 @@ class StartupChecksTest {
         assertTrue(SettingTypes.valid("points.batch.enabled", "true"));
         assertTrue(!SettingTypes.valid("points.batch.enabled", "maybe"));
     }
+
+    @Test
+    void aPoolSmallerThanTwoConnectionsPerTransactionIsRefusedNamingBothSettings() {
+        String perMessage = StartupChecks.poolProblem(15, false, 8, 2).orElseThrow();
+        assertTrue(perMessage.startsWith("POINTS_DB_POOL_SIZE (quarkus.datasource.jdbc.max-size=15)")
+                && perMessage.contains("POINTS_CONCURRENCY (points.concurrency=8)"), perMessage);
+        String batched = StartupChecks.poolProblem(3, true, 64, 2).orElseThrow();
+        assertTrue(batched.contains("POINTS_BATCH_THREADS (points.batch.threads=2)"), batched);
+    }
+
+    @Test
+    void aPoolOfTwoConnectionsPerTransactionIsAccepted() {
+        assertTrue(StartupChecks.poolProblem(16, false, 8, 2).isEmpty());
+        assertTrue(StartupChecks.poolProblem(4, true, 64, 2).isEmpty(), "batched workers only wait");
+    }
 }
