@@ -36,6 +36,14 @@ import org.jboss.logging.Logger;
  * request gets the same status code as the first one: a duplicate of a rejected redemption is still a 422.
  */
 @Path("/messages")
+// The refusals both operations share; each adds its own answers.
+@SecurityRequirement(name = "bearer")
+@APIResponse(responseCode = "400", ref = "InvalidMessage")
+@APIResponse(responseCode = "401", ref = "Unauthorized")
+@APIResponse(responseCode = "403", ref = "Forbidden")
+@APIResponse(responseCode = "409", ref = "IdConflict")
+@APIResponse(responseCode = "413", ref = "TooLarge")
+@APIResponse(responseCode = "415", ref = "NotJson")
 @Consumes(MediaType.APPLICATION_JSON)
 @Produces(MediaType.APPLICATION_JSON)
 public class PointsMessageResource {
@@ -63,19 +71,12 @@ public class PointsMessageResource {
     @Operation(summary = "Grant points, exactly once in effect per message id",
             description = "Adds payload.amount to the user's balance and records a grant, in one transaction with the"
                     + " inbox row of (consumer, messageId). A retry of the same message answers what the first did.")
-    @SecurityRequirement(name = "bearer")
     @APIResponse(responseCode = "200", description = "processed, or duplicate_ignored with the first outcome",
             content = @Content(schema = @Schema(ref = "Accepted"), examples = {
                     @ExampleObject(name = "processed", value = "{\"status\":\"processed\",\"messageId\":"
                             + "\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\",\"outcome\":\"processed\"}"),
                     @ExampleObject(name = "duplicate_ignored", value = "{\"status\":\"duplicate_ignored\","
                             + "\"messageId\":\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\",\"outcome\":\"processed\"}") }))
-    @APIResponse(responseCode = "400", ref = "InvalidMessage")
-    @APIResponse(responseCode = "401", ref = "Unauthorized")
-    @APIResponse(responseCode = "403", ref = "Forbidden")
-    @APIResponse(responseCode = "409", ref = "IdConflict")
-    @APIResponse(responseCode = "413", ref = "TooLarge")
-    @APIResponse(responseCode = "415", ref = "NotJson")
     public Response pointsGranted(@RequestBody(required = true, content = @Content(
             schema = @Schema(ref = "Envelope"), examples = @ExampleObject(name = "grant",
                     value = "{\"messageId\":\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\",\"type\":\"PointsGranted.v1\","
@@ -90,17 +91,10 @@ public class PointsMessageResource {
             description = "Takes payload.amount from the user's balance, never below zero. A redemption the balance"
                     + " cannot cover is recorded as rejected (422) and a retry answers the same, even if the balance"
                     + " could cover it by then.")
-    @SecurityRequirement(name = "bearer")
     @APIResponse(responseCode = "200", description = "processed, or duplicate_ignored with the first outcome",
             content = @Content(schema = @Schema(ref = "Accepted"), examples = @ExampleObject(name = "processed",
                     value = "{\"status\":\"processed\",\"messageId\":\"0c1b3c52-7f0e-4a55-9a43-2a1f2f8f3b10\","
                             + "\"outcome\":\"processed\"}")))
-    @APIResponse(responseCode = "400", ref = "InvalidMessage")
-    @APIResponse(responseCode = "401", ref = "Unauthorized")
-    @APIResponse(responseCode = "403", ref = "Forbidden")
-    @APIResponse(responseCode = "409", ref = "IdConflict")
-    @APIResponse(responseCode = "413", ref = "TooLarge")
-    @APIResponse(responseCode = "415", ref = "NotJson")
     @APIResponse(responseCode = "422", description = "rejected_insufficient_balance: recorded, never applied later",
             content = @Content(schema = @Schema(ref = "Accepted"), examples = @ExampleObject(
                     name = "rejected_insufficient_balance", value = "{\"status\":\"rejected_insufficient_balance\","

@@ -21,29 +21,17 @@ class InvalidSettingsIT {
 
     @Test
     void settingsOutOfRangeStopTheStartNamingEveryOne() throws Exception {
-        AppProcess.clearLogs(LOGS);
-        Path log = LOGS.resolve("app.log");
         // No broker and no database: the configuration is checked before either is contacted.
-        AppProcess app = AppProcess.start(Map.of("POINTS_CONCURRENCY", "0", "POINTS_BATCH_THREADS", "17",
-                "QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://127.0.0.1:1/none"), log);
-        OptionalInt exit = app.awaitExit(Duration.ofSeconds(60));
-        String output = Files.readString(log);
-        assertTrue(exit.isPresent(), "still running 60 s after start with invalid settings:\n" + output);
-        assertNotEquals(0, exit.getAsInt(), output);
+        String output = refusedStart("app.log", Map.of("POINTS_CONCURRENCY", "0", "POINTS_BATCH_THREADS", "17",
+                "QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://127.0.0.1:1/none"), 60);
         assertTrue(output.contains("POINTS_CONCURRENCY (points.concurrency=0) must be between 1 and 256"), output);
         assertTrue(output.contains("POINTS_BATCH_THREADS (points.batch.threads=17) must be between 1 and 16"), output);
     }
 
     @Test
     void aValueOfTheWrongTypeIsOneLineNamingTheVariableNotAStackTrace() throws Exception {
-        AppProcess.clearLogs(LOGS);
-        Path log = LOGS.resolve("types.log");
-        AppProcess app = AppProcess.start(Map.of("POINTS_CONCURRENCY", "eight", "POINTS_RETENTION_WINDOW", "a week",
-                "QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://127.0.0.1:1/none"), log);
-        OptionalInt exit = app.awaitExit(Duration.ofSeconds(60));
-        String output = Files.readString(log);
-        assertTrue(exit.isPresent(), "still running 60 s after start with malformed settings:\n" + output);
-        assertNotEquals(0, exit.getAsInt(), output);
+        String output = refusedStart("types.log", Map.of("POINTS_CONCURRENCY", "eight", "POINTS_RETENTION_WINDOW",
+                "a week", "QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://127.0.0.1:1/none"), 60);
         assertTrue(output.contains("POINTS_CONCURRENCY (points.concurrency=eight) must be a whole number"), output);
         assertTrue(output.contains("POINTS_RETENTION_WINDOW (points.retention.window=a week) must be a duration"),
                 output);
@@ -53,19 +41,23 @@ class InvalidSettingsIT {
 
     @Test
     void aMissingTokenKeyIsOneLineNamingTheVariable() throws Exception {
-        AppProcess.clearLogs(LOGS);
-        Path log = LOGS.resolve("jwt.log");
         // The key is checked as the application starts, after the schema migration: it needs a database.
-        Map<String, String> environment = new java.util.HashMap<>(Map.of(
-                "QUARKUS_DATASOURCE_JDBC_URL", databaseOfItsOwn(), "QUARKUS_DATASOURCE_USERNAME", "postgres",
-                "AMQP_HOST", "127.0.0.1", "AMQP_PORT", "1"));
-        environment.put("POINTS_JWT_PUBLIC_KEY_LOCATION", "");
-        AppProcess app = AppProcess.start(environment, log);
-        OptionalInt exit = app.awaitExit(Duration.ofSeconds(90));
-        String output = Files.readString(log);
-        assertTrue(exit.isPresent(), "still running 90 s after start without a key:\n" + output);
-        assertNotEquals(0, exit.getAsInt(), output);
+        String output = refusedStart("jwt.log", Map.of("QUARKUS_DATASOURCE_JDBC_URL", databaseOfItsOwn(),
+                "QUARKUS_DATASOURCE_USERNAME", "postgres", "AMQP_HOST", "127.0.0.1", "AMQP_PORT", "1",
+                "POINTS_JWT_PUBLIC_KEY_LOCATION", ""), 90);
         assertTrue(output.contains("POINTS_JWT_PUBLIC_KEY_LOCATION is not set"), output);
+    }
+
+    /** Starts the packaged service with {@code environment}, asserts that it exits non-zero, and answers its log. */
+    private static String refusedStart(String logName, Map<String, String> environment, int seconds)
+            throws Exception {
+        AppProcess.clearLogs(LOGS);
+        Path log = LOGS.resolve(logName);
+        OptionalInt exit = AppProcess.start(environment, log).awaitExit(Duration.ofSeconds(seconds));
+        String output = Files.readString(log);
+        assertTrue(exit.isPresent(), "still running " + seconds + " s after start:\n" + output);
+        assertNotEquals(0, exit.getAsInt(), output);
+        return output;
     }
 
     private static String databaseOfItsOwn() throws java.sql.SQLException {

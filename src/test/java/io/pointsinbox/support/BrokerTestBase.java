@@ -45,11 +45,6 @@ public abstract class BrokerTestBase {
                 .until(() -> ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) == 0);
     }
 
-    protected static void awaitCounter(String outcome, double expected, double before) {
-        await(outcome + " counter").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                .until(() -> Metrics.messages(CONSUMER, outcome) - before >= expected);
-    }
-
     /** Waits until the service has counted {@code expected} more messages with {@code outcome} since {@code counted}. */
     protected static void awaitCounter(String outcome, double expected, MetricsDelta counted) {
         await(outcome + " counter").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
