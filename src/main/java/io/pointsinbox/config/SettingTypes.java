@@ -49,8 +49,8 @@ public final class SettingTypes implements ConfigSourceInterceptor {
             Map.entry("points.retention.broker-max-redelivery-delay", Type.DURATION),
             Map.entry("points.retention.redrive-horizon", Type.DURATION));
 
-    /** The pool reads {@code ${points.concurrency}} during static initialisation, before any validation can run. */
-    private static final String WORKER_POOL = "smallrye.messaging.worker.points-workers.max-concurrency";
+    /** The mediator reads {@code ${points.concurrency}} during static initialisation, before any validation can run. */
+    private static final String WORKER_POOL = "smallrye.messaging.worker.<virtual-thread>.max-concurrency";
 
     private static final Map<String, String> PROBLEMS = new ConcurrentHashMap<>();
 

@@ -19,8 +19,15 @@ public enum MessageType {
         return wireName;
     }
 
+    private static final MessageType[] ALL = values();
+
     public static Optional<MessageType> fromWireName(String name) {
-        return Arrays.stream(values()).filter(type -> type.wireName.equals(name)).findFirst();
+        for (MessageType type : ALL) {
+            if (type.wireName.equals(name)) {
+                return Optional.of(type);
+            }
+        }
+        return Optional.empty();
     }
 
     public static String wireNames() {

@@ -14,8 +14,8 @@ import io.pointsinbox.contract.InvalidEnvelopeException;
 import io.pointsinbox.contract.PointsEnvelope;
 import io.pointsinbox.ops.InboxMetrics;
 import io.pointsinbox.points.ProcessingResult;
+import io.smallrye.common.annotation.RunOnVirtualThread;
 import io.smallrye.reactive.messaging.amqp.IncomingAmqpMetadata;
-import io.smallrye.reactive.messaging.annotations.Blocking;
 
 /**
  * The AMQP adapter: one delivery, one transaction (in batched mode, one batch, one transaction: see
@@ -48,7 +48,7 @@ public class PointsGrantedConsumer {
     }
 
     @Incoming(CHANNEL)
-    @Blocking(value = "points-workers", ordered = false)
+    @RunOnVirtualThread
     @Transactional
     public void onMessage(Object convertedBody, IncomingAmqpMetadata amqp) {
         consumption.deliveryStarted();

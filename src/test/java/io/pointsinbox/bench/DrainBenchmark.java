@@ -6,6 +6,7 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -84,6 +85,8 @@ public final class DrainBenchmark {
             .split(",")).map(String::trim).filter(s -> !s.isEmpty()).map(Integer::valueOf).toList();
     private final List<Variant> variants = Variant.parse(System.getProperty("bench.variants"));
     private final Path artemisHome = Path.of(System.getProperty("bench.artemis-home"));
+    /** async-profiler's agent library: when set, the cold and warm drains are profiled (their figures then are not). */
+    private final String profiler = System.getProperty("bench.profiler", "");
     private final String db = System.getProperty("bench.database", "points_inbox_bench");
     private final String pgHost = env("PGHOST", "127.0.0.1");
     private final String pgPort = env("PGPORT", "5432");
@@ -92,6 +95,8 @@ public final class DrainBenchmark {
     private final Map<String, List<Double>> figures = new TreeMap<>();
     private final Random random = new Random(42);
     private StandaloneArtemis broker;
+    /** Every service launched, so that none outlives a failed run and consumes from the next one's queue. */
+    private final List<Process> launched = new ArrayList<>();
     private String jdbcUrl;
 
     public static void main(String[] args) {
@@ -118,8 +123,9 @@ public final class DrainBenchmark {
             // The broker's JVM warms up too: one backlog through it first, not counted, so that the first
             // configuration measured does not pay for the broker's compilation.
             resetState();
-            preload(stream(cold, new HashMap<>()));
-            drain(variants.get(0), "broker-warm-up", cold, false);
+            int warmUp = cold > 0 ? cold : 20_000;
+            preload(stream(warmUp, new HashMap<>()));
+            drain(variants.get(0), "broker-warm-up", warmUp, false);
             for (int round = 1; round <= rounds; round++) {
                 for (Variant variant : variants) {
                     measure(variant, round);
@@ -127,6 +133,7 @@ public final class DrainBenchmark {
                 }
             }
         } finally {
+            launched.stream().filter(Process::isAlive).forEach(Process::destroyForcibly);
             broker.close();
         }
         report();
@@ -141,8 +148,30 @@ public final class DrainBenchmark {
             service.stop();
         }
 
-        resetState();
         Map<Long, Long> expected = new HashMap<>();
+        if (cold > 0) {
+            coldAndDuplicates(variant, expected);
+        }
+        if (warm > 0) {
+            resetState();
+            expected.clear();
+            preload(stream(warm, expected));
+            Drain steady = drain(variant, "warm", warm, true);
+            verify(expected, warm);
+            record(v, "warm: msg/s over the whole drain", warm / steady.seconds);
+            record(v, "warm: steady msg/s (10-90 %)", steady.steadyRate);
+            steady.cpu.forEach((party, s) -> record(v, "warm: CPU ms/msg (10-90 %), " + party,
+                    s * 1000 / (0.8 * warm)));
+            record(v, "warm: RSS after the drain (MiB)", steady.rssMiB);
+            steady.threads.forEach((group, s) -> record(v, "warm: service CPU ms/msg by thread (10-90 %), " + group,
+                    s * 1000 / (0.8 * warm)));
+        }
+    }
+
+    /** The cold drain of a fresh backlog, then the same ids again as duplicates. */
+    private void coldAndDuplicates(Variant variant, Map<Long, Long> expected) throws Exception {
+        String v = variant.label();
+        resetState();
         List<String> coldStream = stream(cold, expected);
         preload(coldStream);
         Drain fresh = drain(variant, "cold", cold, false);
@@ -160,16 +189,6 @@ public final class DrainBenchmark {
         record(v, "duplicates: drain, launch to last ack (s)", duplicates.seconds);
         record(v, "duplicates: msg/s (from launch)", cold / duplicates.seconds);
         duplicates.cpu.forEach((party, s) -> record(v, "duplicates: CPU ms/msg, " + party, s * 1000 / cold));
-
-        resetState();
-        expected.clear();
-        preload(stream(warm, expected));
-        Drain steady = drain(variant, "warm", warm, true);
-        verify(expected, warm);
-        record(v, "warm: msg/s over the whole drain", warm / steady.seconds);
-        record(v, "warm: steady msg/s (10-90 %)", steady.steadyRate);
-        steady.cpu.forEach((party, s) -> record(v, "warm: CPU ms/msg (10-90 %), " + party, s * 1000 / (0.8 * warm)));
-        record(v, "warm: RSS after the drain (MiB)", steady.rssMiB);
     }
 
     /** A drain: launch to last commit, the steady window's rate and CPU, and what the process holds after it. */
@@ -189,6 +208,8 @@ public final class DrainBenchmark {
         double first = -1;
         long windowStart = 0;
         long windowEnd = 0;
+        Map<String, Double> threadsAtStart = Map.of();
+        Map<String, Double> threadsInWindow = Map.of();
         long deadline = launch + Duration.ofMinutes(20).toNanos();
         while (true) {
             long depth = broker.depth(QUEUE);
@@ -199,20 +220,27 @@ public final class DrainBenchmark {
             if (steady && windowStart == 0 && depth <= messages * 0.9) {
                 windowStart = now;
                 meter = CpuMeter.start(parties(service));
+                threadsAtStart = service.threadCpu();
+                profile(variant, service, "start,event=cpu,interval=1ms");
             }
             if (steady && windowEnd == 0 && depth <= messages * 0.1) {
                 windowEnd = now;
                 Map<String, Double> cpu = meter.seconds();
                 meter = null;
+                threadsInWindow = new TreeMap<>();
+                for (Map.Entry<String, Double> group : service.threadCpu().entrySet()) {
+                    threadsInWindow.put(group.getKey(), group.getValue() - threadsAtStart.getOrDefault(group.getKey(),
+                            0.0));
+                }
+                profile(variant, service, "stop,file=" + profileFile(variant, name, "collapsed"));
                 while (broker.depth(QUEUE) > 0) {
                     Thread.sleep(20);
                 }
                 double seconds = (System.nanoTime() - launch) / 1e9;
                 double rss = service.rssMiB();
-                Map<String, Double> threads = service.threadCpu();
                 service.stop();
                 return new Drain(seconds, ready, first, 0.8 * messages / ((windowEnd - windowStart) / 1e9), cpu, rss,
-                        threads);
+                        threadsInWindow);
             }
             if (!steady && depth == 0) {
                 Map<String, Double> cpu = meter.seconds();
@@ -232,6 +260,31 @@ public final class DrainBenchmark {
             }
             Thread.sleep(ready < 0 ? 10 : 50);
         }
+    }
+
+    /**
+     * Sends a command to async-profiler in the service ({@code bench.profiler}), loading it into the running JVM as
+     * {@code asprof} would: the steady window of a warm drain is profiled from its first to its last message.
+     */
+    private void profile(Variant variant, Service service, String command) throws Exception {
+        if (profiler.isEmpty()) {
+            return;
+        }
+        Path jcmd = Path.of(variant.java()).toRealPath().resolveSibling("jcmd");
+        // Quoted: jcmd would otherwise read each key=value of the agent's options as an option of its own.
+        Process attach = new ProcessBuilder(jcmd.toString(), String.valueOf(service.process.pid()),
+                "JVMTI.agent_load", profiler, "'" + command + "'").redirectErrorStream(true).start();
+        String output = new String(attach.getInputStream().readAllBytes());
+        Files.writeString(OUT.resolve("profiler.log"), output, StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND);
+        if (attach.waitFor() != 0 || !output.contains("return code: 0")) {
+            throw new IllegalStateException("the profiler refused '" + command + "': " + output.strip());
+        }
+    }
+
+    private Path profileFile(Variant variant, String drain, String format) throws IOException {
+        Path dir = Files.createDirectories(OUT.resolve("profiles"));
+        return dir.resolve(variant.label().replaceAll("[^A-Za-z0-9]+", "-") + "-" + drain + "." + format);
     }
 
     private Map<String, Long> parties(Service service) {
@@ -443,7 +496,8 @@ public final class DrainBenchmark {
             if (thread.startsWith("GC ") || thread.startsWith("G1 ") || thread.startsWith("VM Thread")) {
                 return "GC and VM";
             }
-            if (thread.startsWith("points-workers")) {
+            // Virtual threads' carriers (JDK 21+), or Quarkus's worker pool where the JDK has no virtual threads.
+            if (thread.startsWith("ForkJoinPool") || thread.startsWith("executor-thread")) {
                 return "message workers";
             }
             if (thread.startsWith("vert.x-eventloo")) {
@@ -476,6 +530,15 @@ public final class DrainBenchmark {
         List<String> command = new ArrayList<>();
         command.add(variant.java());
         command.addAll(variant.options());
+        if (!profiler.isEmpty() && name.equals("cold")) {
+            // From the launch: start-up, class loading and compilation are part of what a cold drain costs.
+            command.add("-agentpath:" + profiler + "=start,event=cpu,interval=1ms,file="
+                    + profileFile(variant, name, "collapsed"));
+        } else if (!profiler.isEmpty() && name.equals("warm")) {
+            // Loaded at the launch and started later: an agent attached to a running JVM deoptimizes its compiled
+            // code, and the window would measure the recompilation.
+            command.add("-agentpath:" + profiler);
+        }
         command.add("-jar");
         command.add(variant.app().resolve("quarkus-run.jar").toString());
         Path log = OUT.resolve("logs").resolve(variant.label().replaceAll("[^A-Za-z0-9]+", "-") + "-" + name + ".log");
@@ -496,7 +559,9 @@ public final class DrainBenchmark {
                 .toString());
         env.put("PORT", String.valueOf(port));
         env.putAll(variant.env());
-        return new Service(builder.start(), log, port);
+        Process process = builder.start();
+        launched.add(process);
+        return new Service(process, log, port);
     }
 
     private void report() throws IOException {

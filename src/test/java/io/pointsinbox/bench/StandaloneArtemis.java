@@ -1,6 +1,8 @@
 package io.pointsinbox.bench;
 
 import java.io.IOException;
+import java.net.ConnectException;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,6 +43,14 @@ final class StandaloneArtemis implements AutoCloseable {
 
     /** Creates a fresh instance (no messages) from the distribution at {@code home} and starts it. */
     static StandaloneArtemis start(Path home, Path instance, Path log) throws Exception {
+        for (int port : new int[] { AMQP_PORT, 61617 }) {
+            try (Socket taken = new Socket("127.0.0.1", port)) {
+                throw new IllegalStateException("port " + port + " is in use: stop what listens there (bin/run-local's"
+                        + " broker, an earlier benchmark) so that the measured broker is the one started here");
+            } catch (ConnectException free) {
+                // Nothing listens there.
+            }
+        }
         deleteRecursively(instance);
         run(List.of(home.resolve("bin/artemis").toString(), "create", instance.toString(), "--silent", "--force",
                 "--user", "points", "--password", "points", "--allow-anonymous", "--no-web", "--port-offset", "1",

@@ -11,20 +11,21 @@ import io.vertx.core.spi.JsonFactory;
 import io.vertx.core.spi.json.JsonCodec;
 
 /**
- * Keeps undecodable JSON bodies from vanishing inside the AMQP connector. The connector decodes every data section
- * whose content-type is {@code application/json} while it builds the message, before any application code runs;
- * when that decoding throws, it logs SRMSG16229 and drops the message without settling it, so the delivery stays
- * unsettled for the life of the connection and returns after every reconnect (smallrye-reactive-messaging-amqp
- * 4.33.0; upstream issue smallrye/smallrye-reactive-messaging#2619 asks for a way to turn the decoding off).
+ * Keeps the AMQP connector from parsing JSON bodies that the consumer parses anyway, and from losing the ones it
+ * cannot parse. The connector decodes every data section whose content-type is {@code application/json} while it
+ * builds the message, on the event loop, before any application code runs: a second parse of every such message,
+ * whose result the consumer never reads (it validates the raw bytes strictly, {@code EnvelopeReader}), and, when
+ * the decoding throws, SRMSG16229 and a delivery dropped without being settled, so that it stays unsettled for the
+ * life of the connection and returns after every reconnect (smallrye-reactive-messaging-amqp 4.33.0; upstream issue
+ * smallrye/smallrye-reactive-messaging#2619 asks for a way to turn the decoding off).
  * <p>
  * The connector decodes through Vert.x's JSON codec, which Vert.x takes from this service-provider interface (the
  * lowest {@link #order()} wins). This factory wraps the platform's codec and changes one thing: an untyped decode of
  * a buffer, {@code fromBuffer(buffer, Object.class)}, the call behind {@code Buffer.toJson()}, answers an
- * {@link UndecodableJson} instead of throwing. The message then reaches the consumer like any other, which reads the
- * bytes itself and dead-letters them with the reason. Typed decodes ({@code JsonObject}, {@code JsonArray}, a class)
- * and every encode still fail or succeed as before; nothing else in this service decodes untyped JSON from a buffer.
+ * {@link UnparsedJson} without reading the bytes. Typed decodes ({@code JsonObject}, {@code JsonArray}, a class) and
+ * every encode behave as before; nothing else in this service decodes untyped JSON from a buffer.
  */
-public final class UndecodableJsonFactory implements JsonFactory {
+public final class UnparsedJsonFactory implements JsonFactory {
 
     @Override
     public int order() {
@@ -39,9 +40,9 @@ public final class UndecodableJsonFactory implements JsonFactory {
 
     /** The codec Vert.x would have chosen without this factory: Quarkus's, configured with its ObjectMapper. */
     private static JsonCodec platformCodec() {
-        return StreamSupport.stream(ServiceLoader.load(JsonFactory.class, UndecodableJsonFactory.class.getClassLoader())
+        return StreamSupport.stream(ServiceLoader.load(JsonFactory.class, UnparsedJsonFactory.class.getClassLoader())
                 .spliterator(), false)
-                .filter(factory -> !(factory instanceof UndecodableJsonFactory))
+                .filter(factory -> !(factory instanceof UnparsedJsonFactory))
                 .min(Comparator.comparingInt(JsonFactory::order))
                 .map(JsonFactory::codec)
                 .orElseGet(DatabindCodec::new);
@@ -52,14 +53,10 @@ public final class UndecodableJsonFactory implements JsonFactory {
         @Override
         @SuppressWarnings("unchecked")
         public <T> T fromBuffer(Buffer buffer, Class<T> type) throws DecodeException {
-            try {
-                return delegate.fromBuffer(buffer, type);
-            } catch (RuntimeException e) {
-                if (type != Object.class) {
-                    throw e;
-                }
-                return (T) new UndecodableJson(buffer.length(), String.valueOf(e.getMessage()));
+            if (type == Object.class) {
+                return (T) new UnparsedJson(buffer.length());
             }
+            return delegate.fromBuffer(buffer, type);
         }
 
         @Override
