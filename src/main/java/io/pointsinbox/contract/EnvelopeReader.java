@@ -1,5 +1,7 @@
 package io.pointsinbox.contract;
 
+import java.io.IOException;
+import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharsetDecoder;
@@ -12,13 +14,13 @@ import java.util.UUID;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectReader;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 
 import io.pointsinbox.config.PointsConfig;
 
@@ -37,11 +39,10 @@ public class EnvelopeReader {
     public static final int MAX_BODY_BYTES = 16 * 1024;
 
     private static final MessageDigest SHA_256 = newSha256();
-    private static final ObjectReader STRICT = JsonMapper.builder()
+    /** Strict about duplicate keys; the default limits (nesting depth 1,000 among them) apply as they did. */
+    private static final JsonFactory JSON = JsonFactory.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .build()
-            .reader();
+            .build();
 
     private final PointsConfig config;
 
@@ -56,24 +57,46 @@ public class EnvelopeReader {
         if (body.length > MAX_BODY_BYTES) {
             throw new InvalidEnvelopeException("body", "at most " + MAX_BODY_BYTES + " bytes, got " + body.length);
         }
-        JsonNode root = parse(utf8(body));
-        if (!root.isObject()) {
-            throw new InvalidEnvelopeException("body", "must be a JSON object");
-        }
-        UUID messageId = messageId(root.get("messageId"), transportMessageId);
-        MessageType type = type(root.get("type"));
-        JsonNode payload = root.get("payload");
-        if (payload == null || !payload.isObject()) {
+        // The whole document is read before any field is judged: a syntax error anywhere outranks a bad field.
+        Fields fields = parse(utf8(body));
+        UUID messageId = messageId(fields.messageId, transportMessageId);
+        MessageType type = type(fields.type);
+        if (fields.payloadJson == null) {
             throw new InvalidEnvelopeException("payload", "must be a JSON object");
         }
-        long userId = integer(payload, "userId", 1, Long.MAX_VALUE);
-        long amount = integer(payload, "amount", 1, config.maxAmount());
-        String payloadJson = payload.toString();
-        if (payloadJson.contains("\\u0000")) {
+        long userId = integer(fields.userId, "userId", 1, Long.MAX_VALUE);
+        long amount = integer(fields.amount, "amount", 1, config.maxAmount());
+        if (fields.payloadJson.contains("\\u0000")) {
             // PostgreSQL's jsonb cannot hold it: refused here with its reason, not by a failing insert and retries.
             throw new InvalidEnvelopeException("payload", "contains a NUL character (\\u0000), which is not stored");
         }
-        return new PointsEnvelope(messageId, type, userId, amount, payloadJson, hash(type, userId, amount));
+        return new PointsEnvelope(messageId, type, userId, amount, fields.payloadJson, hash(type, userId, amount));
+    }
+
+    /** A scalar as the parser saw it: its token, its text, and for an integer its value if it fits a long. */
+    private record Scalar(JsonToken token, String text, Long integer) {
+
+        static Scalar of(JsonParser parser) throws IOException {
+            JsonToken token = parser.currentToken();
+            if (token == JsonToken.VALUE_NUMBER_INT) {
+                boolean fits = parser.getNumberType() != JsonParser.NumberType.BIG_INTEGER;
+                return new Scalar(token, parser.getText(), fits ? parser.getLongValue() : null);
+            }
+            return new Scalar(token, token.isScalarValue() ? parser.getText() : null, null);
+        }
+
+        boolean isNull() {
+            return token == JsonToken.VALUE_NULL;
+        }
+    }
+
+    /** What the envelope's fields hold; {@code payloadJson} is null unless {@code payload} is an object. */
+    private static final class Fields {
+        Scalar messageId;
+        Scalar type;
+        String payloadJson;
+        Scalar userId;
+        Scalar amount;
     }
 
     private static String utf8(byte[] body) {
@@ -92,15 +115,79 @@ public class EnvelopeReader {
         return text;
     }
 
-    private static JsonNode parse(String text) {
-        try {
-            return STRICT.readTree(text);
-        } catch (JsonProcessingException e) {
-            String duplicate = duplicateKey(e);
+    /**
+     * One pass over the document: the envelope's fields are kept, everything else is read (so that it is checked)
+     * and skipped, and the payload object is written out compactly as it is read.
+     */
+    private static Fields parse(String text) {
+        try (JsonParser parser = JSON.createParser(text)) {
+            JsonToken root = parser.nextToken();
+            Fields fields = new Fields();
+            if (root != JsonToken.START_OBJECT) {
+                parser.skipChildren();
+                endOfDocument(parser);
+                throw new InvalidEnvelopeException("body", "must be a JSON object");
+            }
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                String name = parser.currentName();
+                JsonToken value = parser.nextToken();
+                switch (name) {
+                    case "messageId" -> fields.messageId = Scalar.of(parser);
+                    case "type" -> fields.type = Scalar.of(parser);
+                    case "payload" -> {
+                        if (value == JsonToken.START_OBJECT) {
+                            payload(parser, fields);
+                        } else {
+                            fields.payloadJson = null;
+                            fields.userId = null;
+                            fields.amount = null;
+                        }
+                    }
+                    default -> {
+                    }
+                }
+                parser.skipChildren();
+            }
+            endOfDocument(parser);
+            return fields;
+        } catch (IOException e) {
+            String duplicate = e instanceof JsonProcessingException processing ? duplicateKey(processing) : null;
             if (duplicate != null) {
                 throw new InvalidEnvelopeException(duplicate, "appears twice in the same object; every key once");
             }
-            throw new InvalidEnvelopeException("body", "malformed JSON (" + e.getOriginalMessage() + ")");
+            String reason = e instanceof JsonProcessingException processing ? processing.getOriginalMessage()
+                    : e.getMessage();
+            throw new InvalidEnvelopeException("body", "malformed JSON (" + reason + ")");
+        }
+    }
+
+    /** Copies the payload object, the parser on its start, keeping its userId and amount. */
+    private static void payload(JsonParser parser, Fields fields) throws IOException {
+        StringWriter json = new StringWriter(128);
+        try (JsonGenerator out = JSON.createGenerator(json)) {
+            out.writeStartObject();
+            fields.userId = null;
+            fields.amount = null;
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                String name = parser.currentName();
+                parser.nextToken();
+                if (name.equals("userId")) {
+                    fields.userId = Scalar.of(parser);
+                } else if (name.equals("amount")) {
+                    fields.amount = Scalar.of(parser);
+                }
+                out.writeFieldName(name);
+                out.copyCurrentStructure(parser);
+            }
+            out.writeEndObject();
+        }
+        fields.payloadJson = json.toString();
+    }
+
+    private static void endOfDocument(JsonParser parser) throws IOException {
+        JsonToken after = parser.nextToken();
+        if (after != null) {
+            throw new JsonParseException(parser, "Trailing token (" + after + ") after the first JSON value");
         }
     }
 
@@ -120,12 +207,12 @@ public class EnvelopeReader {
         return path.append(key).toString();
     }
 
-    private static UUID messageId(JsonNode node, String transportMessageId) {
+    private static UUID messageId(Scalar node, String transportMessageId) {
         if (node != null && !node.isNull()) {
-            if (!node.isTextual()) {
+            if (node.token() != JsonToken.VALUE_STRING) {
                 throw new InvalidEnvelopeException("messageId", "must be a UUID string");
             }
-            return uuid(node.asText());
+            return uuid(node.text());
         }
         if (transportMessageId == null || transportMessageId.isBlank()) {
             throw new InvalidEnvelopeException("messageId",
@@ -146,24 +233,23 @@ public class EnvelopeReader {
         }
     }
 
-    private static MessageType type(JsonNode node) {
-        if (node == null || !node.isTextual()) {
+    private static MessageType type(Scalar node) {
+        if (node == null || node.token() != JsonToken.VALUE_STRING) {
             throw new InvalidEnvelopeException("type", "missing or not a string");
         }
-        return MessageType.fromWireName(node.asText()).orElseThrow(() -> new InvalidEnvelopeException("type",
-                "unknown message type '" + abbreviate(node.asText()) + "', expected one of " + MessageType.wireNames()));
+        return MessageType.fromWireName(node.text()).orElseThrow(() -> new InvalidEnvelopeException("type",
+                "unknown message type '" + abbreviate(node.text()) + "', expected one of " + MessageType.wireNames()));
     }
 
-    private static long integer(JsonNode payload, String field, long min, long max) {
-        JsonNode node = payload.get(field);
+    private static long integer(Scalar node, String field, long min, long max) {
         String path = "payload." + field;
         if (node == null || node.isNull()) {
             throw new InvalidEnvelopeException(path, "missing");
         }
-        if (!node.isIntegralNumber() || !node.canConvertToLong()) {
+        if (node.integer() == null) {
             throw new InvalidEnvelopeException(path, "must be an integer");
         }
-        long value = node.asLong();
+        long value = node.integer();
         if (value < min || value > max) {
             throw new InvalidEnvelopeException(path, "must be between " + min + " and " + max + ", got " + value);
         }

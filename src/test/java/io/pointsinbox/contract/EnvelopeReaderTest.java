@@ -1,0 +1,154 @@
+package io.pointsinbox.contract;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.UUID;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+import io.pointsinbox.config.PointsConfig;
+
+/** The envelope's rules, read without Quarkus: what is accepted, what is kept, and which field a refusal names. */
+class EnvelopeReaderTest {
+
+    private static final String ID = "9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad";
+    private final EnvelopeReader reader = new EnvelopeReader(new Settings());
+
+    @Test
+    void aValidEnvelopeKeepsItsPayloadCompactWithUnknownFields() {
+        PointsEnvelope envelope = read("""
+                {"messageId": "%s", "type": "PointsGranted.v1", "unknown": {"deep": [[1]]},
+                 "payload": {"userId": 123, "amount": 100, "note": "a\\nb", "tags": [1, {"x": null}]}}
+                """.formatted(ID));
+        assertEquals(UUID.fromString(ID), envelope.messageId());
+        assertEquals(MessageType.POINTS_GRANTED, envelope.type());
+        assertEquals(123, envelope.userId());
+        assertEquals(100, envelope.amount());
+        assertEquals("{\"userId\":123,\"amount\":100,\"note\":\"a\\nb\",\"tags\":[1,{\"x\":null}]}",
+                envelope.payloadJson(), "the payload as sent, compact, unknown fields included");
+    }
+
+    @Test
+    void theTransportIdIsUsedOnlyWhenTheBodyHasNone() {
+        String other = UUID.randomUUID().toString();
+        assertEquals(UUID.fromString(other), reader.read(bytes(
+                "{\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":1,\"amount\":1}}"), other).messageId());
+        assertEquals(UUID.fromString(ID), reader.read(bytes(envelope("{\"userId\":1,\"amount\":1}")), other)
+                .messageId());
+    }
+
+    @Test
+    void theHashDependsOnWhatTheMessageAsksForOnly() {
+        String withNote = read(envelope("{\"userId\":1,\"amount\":5,\"note\":\"x\"}")).payloadHash();
+        assertEquals(withNote, read(envelope("{\"amount\":5,\"userId\":1}")).payloadHash());
+        assertTrue(!withNote.equals(read(envelope("{\"userId\":1,\"amount\":6}")).payloadHash()),
+                "another amount, another hash");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            malformed                | {"messageId":                                                        | body | malformed JSON
+            trailing value           | {"payload":{}} {}                                                    | body | malformed JSON
+            not an object            | [1,2]                                                                | body | must be a JSON object
+            blank                    | '   '                                                                | body | must be a JSON object
+            key twice at the root    | {"type":"PointsGranted.v1","type":"PointsRedeemed.v1"}               | type | appears twice
+            key twice in the payload | #{"userId":1,"amount":10,"amount":1000000}                           | payload.amount | appears twice
+            key twice deeper         | #{"userId":1,"amount":10,"n":{"a":1,"a":2}}                          | payload.n.a | appears twice
+            no id anywhere           | {"type":"PointsGranted.v1","payload":{"userId":1,"amount":1}}         | messageId | missing
+            id not a string          | {"messageId":5,"type":"PointsGranted.v1","payload":{"userId":1,"amount":1}} | messageId | must be a UUID string
+            id not a UUID            | {"messageId":"x","type":"PointsGranted.v1","payload":{"userId":1,"amount":1}} | messageId | must be a UUID
+            unknown type             | {"messageId":"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad","type":"Other","payload":{}} | type | unknown message type 'Other'
+            payload not an object    | {"messageId":"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad","type":"PointsGranted.v1","payload":[1]} | payload | must be a JSON object
+            user missing             | #{"amount":1}                                                         | payload.userId | missing
+            user a string            | #{"userId":"1","amount":1}                                            | payload.userId | must be an integer
+            user a fraction          | #{"userId":1.0,"amount":1}                                            | payload.userId | must be an integer
+            user beyond a long       | #{"userId":99999999999999999999,"amount":1}                           | payload.userId | must be an integer
+            amount zero              | #{"userId":1,"amount":0}                                              | payload.amount | must be between 1 and 1000000, got 0
+            amount above the maximum | #{"userId":1,"amount":1000001}                                        | payload.amount | must be between 1 and 1000000
+            NUL in the payload       | #{"userId":1,"amount":1,"s":"a\\u0000b"}                             | payload | NUL character
+            """)
+    void aRefusalNamesTheFieldAndTheReason(String name, String body, String field, String reason) {
+        String json = body.startsWith("#") ? envelope(body.substring(1)) : body;
+        InvalidEnvelopeException refused = assertThrows(InvalidEnvelopeException.class, () -> read(json), name);
+        assertEquals(field, refused.field(), name + ": the field named");
+        assertTrue(refused.getMessage().contains(reason), name + ": expected '" + reason + "' in " + refused.getMessage());
+    }
+
+    @Test
+    void aSyntaxErrorOutranksABadField() {
+        InvalidEnvelopeException refused = assertThrows(InvalidEnvelopeException.class,
+                () -> read("{\"type\":\"Other\",\"payload\":{\"userId\":\"x\"} ,,}"));
+        assertEquals("body", refused.field());
+        assertTrue(refused.getMessage().contains("malformed JSON"), refused.getMessage());
+    }
+
+    @Test
+    void nestingDeeperThanAThousandLevelsIsRefused() {
+        assertEquals("body", assertThrows(InvalidEnvelopeException.class,
+                () -> read("[".repeat(1001) + "]".repeat(1001))).field());
+    }
+
+    @Test
+    void bytesThatAreNotUtf8OrStartWithAByteOrderMarkAreRefused() {
+        assertTrue(assertThrows(InvalidEnvelopeException.class, () -> reader.read(new byte[] { '{', (byte) 0xC3, '}' },
+                null)).getMessage().contains("not UTF-8"));
+        assertTrue(assertThrows(InvalidEnvelopeException.class, () -> read("\uFEFF{}")).getMessage()
+                .contains("byte order mark"));
+    }
+
+    private PointsEnvelope read(String json) {
+        return reader.read(bytes(json), null);
+    }
+
+    private static String envelope(String payload) {
+        return "{\"messageId\":\"" + ID + "\",\"type\":\"PointsGranted.v1\",\"payload\":" + payload + "}";
+    }
+
+    private static byte[] bytes(String json) {
+        return json.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The defaults of {@link PointsConfig}; the reader reads the largest amount only. */
+    private static final class Settings implements PointsConfig {
+        @Override
+        public String consumer() {
+            return "points-ledger";
+        }
+
+        @Override
+        public String address() {
+            return "points-granted";
+        }
+
+        @Override
+        public long maxAmount() {
+            return 1_000_000;
+        }
+
+        @Override
+        public int concurrency() {
+            return 8;
+        }
+
+        @Override
+        public Duration databaseRetryInterval() {
+            return Duration.ofSeconds(1);
+        }
+
+        @Override
+        public String deadLetterAddress() {
+            return "DLQ";
+        }
+
+        @Override
+        public Duration deadLetterTimeout() {
+            return Duration.ofSeconds(10);
+        }
+    }
+}
