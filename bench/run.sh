@@ -6,7 +6,7 @@
 # Environment (all optional):
 #   VARIANTS  configurations, "label|java|app directory|JVM options and env:NAME=value" separated by ';'
 #             (default: the recommended configuration, see docs/performance.md)
-#   ROUNDS (1), COLD (20000), WARM (100000), IDLE_STARTS (5), PGBENCH_SECONDS (10), PGBENCH_CLIENTS (1,4,8);
+#   ROUNDS (1), COLD (20000), WARM (100000), IDLE_STARTS (5), PGBENCH_SECONDS (10), PGBENCH_CLIENTS (1,4,8,16);
 #             COLD=0 or WARM=0 leaves that drain out, PGBENCH_CLIENTS= leaves pgbench out
 #   ARTEMIS_VERSION (2.56.0): downloaded once from Maven Central into ~/.cache/points-inbox
 #   PROFILE=1 profiles the cold drain (from the launch) and the warm drain's steady window with async-profiler
@@ -45,13 +45,13 @@ fi
 
 if [ -z "${VARIANTS:-}" ]; then
     bin/build-recommended
-    VARIANTS="recommended|$(bin/build-recommended --java)|target/quarkus-app|$(bin/build-recommended --jvm-options)"
+    VARIANTS="recommended|$(bin/build-recommended --java)|target/quarkus-app|$(bin/build-recommended --jvm-options) env:MALLOC_ARENA_MAX=2"
 fi
 ./mvnw -q -B -ntp test-compile dependency:build-classpath -Dmdep.includeScope=test \
     -Dmdep.outputFile=target/bench.classpath
 java -Xmx512m -cp "target/test-classes:$(cat target/bench.classpath)" \
     -Dbench.variants="$VARIANTS" -Dbench.artemis-home="$ARTEMIS_HOME" -Dbench.rounds="${ROUNDS:-1}" \
     -Dbench.cold="${COLD:-20000}" -Dbench.warm="${WARM:-100000}" -Dbench.idle-starts="${IDLE_STARTS:-5}" \
-    -Dbench.pgbench-seconds="${PGBENCH_SECONDS:-10}" -Dbench.pgbench-clients="${PGBENCH_CLIENTS-1,4,8}" \
+    -Dbench.pgbench-seconds="${PGBENCH_SECONDS:-10}" -Dbench.pgbench-clients="${PGBENCH_CLIENTS-1,4,8,16}" \
     -Dbench.profiler="$PROFILER" \
     io.pointsinbox.bench.DrainBenchmark

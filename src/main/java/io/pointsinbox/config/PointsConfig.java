@@ -25,8 +25,11 @@ public interface PointsConfig {
     @WithDefault("1000000")
     long maxAmount();
 
-    /** Messages processed concurrently by this instance, 1 to 256 (POINTS_CONCURRENCY). */
-    @WithDefault("8")
+    /**
+     * Messages processed concurrently by this instance, 1 to 256 (POINTS_CONCURRENCY); unset, 16 on Java 21+ and 8 on
+     * Java 17 ({@link DefaultConcurrency}).
+     */
+    @WithDefault("16")
     int concurrency();
 
     /**

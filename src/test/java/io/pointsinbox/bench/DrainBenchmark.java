@@ -81,7 +81,7 @@ public final class DrainBenchmark {
     private final int rounds = Integer.getInteger("bench.rounds", 1);
     private final int idleStarts = Integer.getInteger("bench.idle-starts", 5);
     private final int pgbenchSeconds = Integer.getInteger("bench.pgbench-seconds", 10);
-    private final List<Integer> pgbenchClients = Arrays.stream(System.getProperty("bench.pgbench-clients", "1,4,8")
+    private final List<Integer> pgbenchClients = Arrays.stream(System.getProperty("bench.pgbench-clients", "1,4,8,16")
             .split(",")).map(String::trim).filter(s -> !s.isEmpty()).map(Integer::valueOf).toList();
     private final List<Variant> variants = Variant.parse(System.getProperty("bench.variants"));
     private final Path artemisHome = Path.of(System.getProperty("bench.artemis-home"));
@@ -434,24 +434,29 @@ public final class DrainBenchmark {
         final Process process;
         final Path log;
         final int port;
+        final long launchedNanos;
 
-        Service(Process process, Path log, int port) {
+        Service(Process process, Path log, int port, long launchedNanos) {
             this.process = process;
             this.log = log;
             this.port = port;
+            this.launchedNanos = launchedNanos;
         }
 
+        /**
+         * Seconds from the launch to the first 200 of the readiness check. Timed from just before the process was
+         * started: the JDK's own start instant of a process adds its boot time in whole seconds (up to a second
+         * early).
+         */
         double awaitReady(Duration atMost) throws Exception {
-            long start = ProcessHandle.of(process.pid()).flatMap(p -> p.info().startInstant())
-                    .map(i -> i.toEpochMilli()).orElse(System.currentTimeMillis());
-            long deadline = System.nanoTime() + atMost.toNanos();
+            long deadline = launchedNanos + atMost.toNanos();
             while (!ready()) {
                 if (!process.isAlive() || System.nanoTime() > deadline) {
                     throw new IllegalStateException("the service did not become ready; see " + log);
                 }
                 Thread.sleep(10);
             }
-            return (System.currentTimeMillis() - start) / 1000.0;
+            return (System.nanoTime() - launchedNanos) / 1e9;
         }
 
         boolean ready() {
@@ -559,9 +564,10 @@ public final class DrainBenchmark {
                 .toString());
         env.put("PORT", String.valueOf(port));
         env.putAll(variant.env());
+        long launchedNanos = System.nanoTime();
         Process process = builder.start();
         launched.add(process);
-        return new Service(process, log, port);
+        return new Service(process, log, port, launchedNanos);
     }
 
     private void report() throws IOException {
@@ -604,9 +610,15 @@ public final class DrainBenchmark {
         md.append("\n| ratio | ").append(String.join(" | ", columns)).append(" |\n|---|")
                 .append("---|".repeat(columns.size())).append('\n');
         double pg4 = median(figures.get("pgbench\ntx/s at 4 clients"));
-        double pg8 = median(figures.get("pgbench\ntx/s at 8 clients"));
         ratioRow(md, columns, "cold drain ÷ pgbench at 4 clients", "cold: msg/s (from launch)", pg4);
-        ratioRow(md, columns, "warm steady ÷ pgbench at 8 clients", "warm: steady msg/s (10-90 %)", pg8);
+        md.append("| warm steady ÷ pgbench at the service's concurrency |");
+        for (Variant variant : variants) {
+            int clients = concurrency(variant);
+            double rate = median(figures.get(variant.label() + "\nwarm: steady msg/s (10-90 %)"));
+            md.append(String.format(" %.2f (%d) |", rate / median(figures.get("pgbench\ntx/s at " + clients
+                    + " clients")), clients));
+        }
+        md.append('\n');
         md.append("| duplicates ÷ fresh (cold drains) |");
         for (String column : columns) {
             md.append(String.format(" %.2f |", median(figures.get(column + "\nduplicates: msg/s (from launch)"))
@@ -616,6 +628,22 @@ public final class DrainBenchmark {
         Files.writeString(OUT.resolve("results.md"), md);
         System.out.println(md);
         System.out.println("Written: " + OUT.resolve("results.md"));
+    }
+
+    /** Deliveries a variant processes at once: its POINTS_CONCURRENCY, else the default for its JDK. */
+    private static int concurrency(Variant variant) {
+        String set = variant.env().get("POINTS_CONCURRENCY");
+        if (set != null) {
+            return Integer.parseInt(set);
+        }
+        try {
+            Process version = new ProcessBuilder(variant.java(), "-version").redirectErrorStream(true).start();
+            Matcher feature = Pattern.compile("version \"(\\d+)").matcher(new String(version.getInputStream()
+                    .readAllBytes()));
+            return feature.find() && Integer.parseInt(feature.group(1)) < 21 ? 8 : 16;
+        } catch (IOException e) {
+            return 16;
+        }
     }
 
     private void ratioRow(StringBuilder md, List<String> columns, String name, String figure, double base) {

@@ -25,7 +25,7 @@ class SettingsValidatorTest {
     @Test
     void theDefaultsAreValid() {
         SmallRyeConfig config = build(Map.of());
-        assertEquals(8, config.getConfigMapping(PointsConfig.class).concurrency());
+        assertEquals(16, config.getConfigMapping(PointsConfig.class).concurrency());
     }
 
     @Test
