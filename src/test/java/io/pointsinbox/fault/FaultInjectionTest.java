@@ -63,6 +63,24 @@ class FaultInjectionTest extends InboxTestBase {
     }
 
     @Test
+    void moreBrokerRestartsThanTheConnectorsDefaultRetryBudgetStillLeaveAConsumer() throws Exception {
+        // The connector counts receiver failures over the channel's whole life; its default budget is 6, after
+        // which consumption stops for good. Every restart here is one such failure (earlier tests add their own).
+        for (int restart = 1; restart <= 8; restart++) {
+            ArtemisTestResource.restart(Duration.ofMillis(200));
+            await("consumer attached after restart " + restart).atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> ArtemisTestResource.queue(ArtemisTestResource.ADDRESS).getConsumerCount() > 0);
+        }
+        Workload workload = new Workload(200, 0.2, 15_000, 10, 4);
+        workload.sendAll();
+        await("applied after 8 restarts").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                .until(() -> Ledger.inboxRows(CONSUMER) == workload.unique()
+                        && ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) == 0);
+        workload.assertInvariantHolds(CONSUMER);
+    }
+
+    @Test
     void killedDatabaseConnectionsMidStreamAreRedeliveredAndAppliedOnce() throws Exception {
         Workload workload = new Workload(3_000, 0.2, 20_000, 40, 2);
         long started = System.nanoTime();
