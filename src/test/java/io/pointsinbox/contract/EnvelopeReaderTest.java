@@ -6,7 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -100,6 +106,50 @@ class EnvelopeReaderTest {
                 null)).getMessage().contains("not UTF-8"));
         assertTrue(assertThrows(InvalidEnvelopeException.class, () -> read("\uFEFF{}")).getMessage()
                 .contains("byte order mark"));
+    }
+
+    /**
+     * The parser's buffers come from one pool shared by every thread: many threads parsing at once, refusals among
+     * them (a refusal returns its buffers too), each read exactly its own message.
+     */
+    @Test
+    void manyThreadsParsingAtOnceEachReadTheirOwnMessage() throws Exception {
+        int threads = 16;
+        int perThread = 2_000;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<Integer>> results = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int first = t * perThread;
+                results.add(pool.submit(() -> {
+                    int checked = 0;
+                    for (int i = first; i < first + perThread; i++) {
+                        UUID id = new UUID(7, i);
+                        if (i % 10 == 0) {
+                            String malformed = "{\"messageId\":\"" + id + "\",\"payload\":{\"userId\":" + i + ",";
+                            assertThrows(InvalidEnvelopeException.class, () -> read(malformed));
+                            continue;
+                        }
+                        PointsEnvelope envelope = read("{\"messageId\":\"" + id + "\",\"type\":\"PointsGranted.v1\","
+                                + "\"payload\":{\"userId\":" + (i + 1) + ",\"amount\":" + (i % 1000 + 1) + "}}");
+                        assertEquals(id, envelope.messageId(), "message " + i);
+                        assertEquals(i + 1, envelope.userId(), "user of message " + i);
+                        assertEquals(i % 1000 + 1, envelope.amount(), "amount of message " + i);
+                        assertEquals("{\"userId\":" + (i + 1) + ",\"amount\":" + (i % 1000 + 1) + "}",
+                                envelope.payloadJson(), "payload of message " + i);
+                        checked++;
+                    }
+                    return checked;
+                }));
+            }
+            int checked = 0;
+            for (Future<Integer> result : results) {
+                checked += result.get(60, TimeUnit.SECONDS);
+            }
+            assertEquals(threads * perThread * 9 / 10, checked, "every valid message read");
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     private PointsEnvelope read(String json) {
