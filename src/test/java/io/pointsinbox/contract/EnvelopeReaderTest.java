@@ -109,13 +109,33 @@ class EnvelopeReaderTest {
     }
 
     /**
-     * The parser's buffers come from one pool shared by every thread: many threads parsing at once, refusals among
-     * them (a refusal returns its buffers too), each read exactly its own message.
+     * One reader serves every delivery thread, and its parser buffers come from one pool shared by all of them: many
+     * threads reading at once, refusals among them (a refusal returns its buffers too), each get exactly what a
+     * reader on its own makes of the same body, every field and the payload hash included.
      */
     @Test
     void manyThreadsParsingAtOnceEachReadTheirOwnMessage() throws Exception {
         int threads = 16;
         int perThread = 2_000;
+        List<String> bodies = new ArrayList<>();
+        List<PointsEnvelope> alone = new ArrayList<>();
+        for (int i = 0; i < threads * perThread; i++) {
+            UUID id = new UUID(7, i);
+            if (i % 10 == 0) {
+                bodies.add("{\"messageId\":\"" + id + "\",\"payload\":{\"userId\":" + i + ",");
+                alone.add(null);
+            } else {
+                bodies.add("{\"messageId\":\"" + id + "\",\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":"
+                        + (i + 1) + ",\"amount\":" + (i % 1000 + 1) + "}}");
+                PointsEnvelope envelope = read(bodies.get(i));
+                assertEquals(id, envelope.messageId(), "message " + i);
+                assertEquals(i + 1, envelope.userId(), "user of message " + i);
+                assertEquals(i % 1000 + 1, envelope.amount(), "amount of message " + i);
+                assertEquals("{\"userId\":" + (i + 1) + ",\"amount\":" + (i % 1000 + 1) + "}", envelope.payloadJson(),
+                        "payload of message " + i);
+                alone.add(envelope);
+            }
+        }
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             List<Future<Integer>> results = new ArrayList<>();
@@ -124,19 +144,12 @@ class EnvelopeReaderTest {
                 results.add(pool.submit(() -> {
                     int checked = 0;
                     for (int i = first; i < first + perThread; i++) {
-                        UUID id = new UUID(7, i);
-                        if (i % 10 == 0) {
-                            String malformed = "{\"messageId\":\"" + id + "\",\"payload\":{\"userId\":" + i + ",";
-                            assertThrows(InvalidEnvelopeException.class, () -> read(malformed));
+                        String body = bodies.get(i);
+                        if (alone.get(i) == null) {
+                            assertThrows(InvalidEnvelopeException.class, () -> read(body));
                             continue;
                         }
-                        PointsEnvelope envelope = read("{\"messageId\":\"" + id + "\",\"type\":\"PointsGranted.v1\","
-                                + "\"payload\":{\"userId\":" + (i + 1) + ",\"amount\":" + (i % 1000 + 1) + "}}");
-                        assertEquals(id, envelope.messageId(), "message " + i);
-                        assertEquals(i + 1, envelope.userId(), "user of message " + i);
-                        assertEquals(i % 1000 + 1, envelope.amount(), "amount of message " + i);
-                        assertEquals("{\"userId\":" + (i + 1) + ",\"amount\":" + (i % 1000 + 1) + "}",
-                                envelope.payloadJson(), "payload of message " + i);
+                        assertEquals(alone.get(i), read(body), "message " + i);
                         checked++;
                     }
                     return checked;
