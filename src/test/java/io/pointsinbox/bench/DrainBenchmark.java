@@ -615,9 +615,12 @@ public final class DrainBenchmark {
         ratioRow(md, columns, "cold drain ÷ pgbench at 4 clients", "cold: msg/s (from launch)", pg4);
         ratioRow(md, columns, "cold drain from the first commit ÷ pgbench at 4 clients",
                 "cold: msg/s (from the first commit)", pg4);
+        // Each variant's concurrency once: finding a JDK's default runs its java.
+        Map<Variant, Integer> clientsOf = new HashMap<>();
+        variants.forEach(variant -> clientsOf.put(variant, concurrency(variant)));
         md.append("| warm steady ÷ pgbench at the service's concurrency |");
         for (Variant variant : variants) {
-            int clients = concurrency(variant);
+            int clients = clientsOf.get(variant);
             double rate = median(figures.get(variant.label() + "\nwarm: steady msg/s (10-90 %)"));
             md.append(String.format(" %.2f (%d) |", rate / median(figures.get("pgbench\ntx/s at " + clients
                     + " clients")), clients));
@@ -627,7 +630,7 @@ public final class DrainBenchmark {
         // pgbench transaction, measured in the same run, it does not.
         md.append("| warm service CPU ÷ PostgreSQL CPU per pgbench transaction (same concurrency) |");
         for (Variant variant : variants) {
-            int clients = concurrency(variant);
+            int clients = clientsOf.get(variant);
             double service = median(figures.get(variant.label() + "\nwarm: CPU ms/msg (10-90 %), service"));
             md.append(String.format(" %.2f |", service / median(figures.get("pgbench\nCPU ms/tx at " + clients
                     + " clients, postgres"))));
