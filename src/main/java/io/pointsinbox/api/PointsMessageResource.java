@@ -8,6 +8,8 @@ import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
@@ -80,8 +82,9 @@ public class PointsMessageResource {
     public Response pointsGranted(@RequestBody(required = true, content = @Content(
             schema = @Schema(ref = "Envelope"), examples = @ExampleObject(name = "grant",
                     value = "{\"messageId\":\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\",\"type\":\"PointsGranted.v1\","
-                            + "\"payload\":{\"userId\":123,\"amount\":100}}"))) byte[] body) {
-        return deliver(body, MessageType.POINTS_GRANTED);
+                            + "\"payload\":{\"userId\":123,\"amount\":100}}"))) byte[] body,
+            @Context HttpHeaders headers) {
+        return deliver(body, headers.getHeaderString(HttpHeaders.CONTENT_ENCODING), MessageType.POINTS_GRANTED);
     }
 
     @POST
@@ -103,11 +106,22 @@ public class PointsMessageResource {
     public Response pointsRedeemed(@RequestBody(required = true, content = @Content(
             schema = @Schema(ref = "Envelope"), examples = @ExampleObject(name = "redemption",
                     value = "{\"messageId\":\"0c1b3c52-7f0e-4a55-9a43-2a1f2f8f3b10\",\"type\":\"PointsRedeemed.v1\","
-                            + "\"payload\":{\"userId\":123,\"amount\":30}}"))) byte[] body) {
-        return deliver(body, MessageType.POINTS_REDEEMED);
+                            + "\"payload\":{\"userId\":123,\"amount\":30}}"))) byte[] body,
+            @Context HttpHeaders headers) {
+        return deliver(body, headers.getHeaderString(HttpHeaders.CONTENT_ENCODING), MessageType.POINTS_REDEEMED);
     }
 
-    private Response deliver(byte[] body, MessageType expected) {
+    private Response deliver(byte[] body, String contentEncoding, MessageType expected) {
+        if (contentEncoding != null && !contentEncoding.isBlank()
+                && !contentEncoding.strip().equalsIgnoreCase("identity")) {
+            // The body is read as the bytes of the JSON itself; a compressed one would only fail as "not UTF-8".
+            String coding = contentEncoding.strip();
+            coding = coding.length() > 40 ? coding.substring(0, 40) + "..." : coding;
+            return Response.fromResponse(ApiError.response(Response.Status.UNSUPPORTED_MEDIA_TYPE,
+                    "unsupported_media_type", "Content-Encoding", "Content-Encoding: " + coding
+                            + " is not supported; send the JSON uncompressed"))
+                    .header("Accept-Encoding", "identity").build();
+        }
         if (body != null && body.length > EnvelopeReader.MAX_BODY_BYTES) {
             return ApiError.response(Response.Status.REQUEST_ENTITY_TOO_LARGE, "body_too_large", "body",
                     "body: at most " + EnvelopeReader.MAX_BODY_BYTES + " bytes, got " + body.length);

@@ -70,7 +70,7 @@ public class PointsGrantedConsumer {
             // The connector's own conversion of the body is not used: the bytes are read as the sender wrote them.
             envelope = reader.read(AmqpBodies.bytes(amqp), amqp.getId());
         } catch (InvalidEnvelopeException e) {
-            deadLetter(amqp, e.getMessage(), "rejected");
+            deadLetter(amqp, e.getMessage() + AmqpBodies.encodingHint(e, amqp), "rejected");
             return;
         }
         Instant created = Instant.ofEpochMilli(amqp.getCreationTime());

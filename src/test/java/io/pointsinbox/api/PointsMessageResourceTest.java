@@ -155,6 +155,30 @@ class PointsMessageResourceTest extends InboxTestBase {
     }
 
     @Test
+    void aCompressedBodyIs415NamingTheContentEncodingAndStoresNothing() throws Exception {
+        java.io.ByteArrayOutputStream compressed = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream out = new java.util.zip.GZIPOutputStream(compressed)) {
+            out.write(grant(UUID.randomUUID(), 1, 10).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        given().contentType(ContentType.JSON).header("Content-Encoding", "gzip").body(compressed.toByteArray())
+                .post("/messages/points-granted").then().statusCode(415).contentType(ContentType.JSON)
+                .header("Accept-Encoding", "identity")
+                .body("error", equalTo("unsupported_media_type"), "field", equalTo("Content-Encoding"),
+                        "message", equalTo("Content-Encoding: gzip is not supported; send the JSON uncompressed"));
+        // A body that is plain JSON but labelled as compressed is refused the same way: the label is not guessed at.
+        given().contentType(ContentType.JSON).header("Content-Encoding", "br").body(grant(UUID.randomUUID(), 1, 10))
+                .post("/messages/points-redeemed").then().statusCode(415)
+                .body("message", startsWith("Content-Encoding: br is not supported"));
+        assertEquals(0, Ledger.totalRows("inbox_message"), "nothing stored");
+        assertEquals(0, Ledger.totalRows("user_points"), "nothing applied");
+        // identity is no coding at all: the message is applied.
+        given().contentType(ContentType.JSON).header("Content-Encoding", "identity")
+                .body(grant(UUID.randomUUID(), 1, 10)).post("/messages/points-granted").then().statusCode(200)
+                .body("status", equalTo("processed"));
+        assertEquals(10, Ledger.balance(CONSUMER, 1));
+    }
+
+    @Test
     void aRedemptionPostedToTheGrantEndpointIs400() {
         post(grant(UUID.randomUUID(), 1, 1).replace("PointsGranted.v1", "PointsRedeemed.v1")).statusCode(400)
                 .body("field", equalTo("type"));

@@ -1,11 +1,16 @@
 package io.pointsinbox.messaging;
 
+import static io.pointsinbox.support.AmqpTestClient.grant;
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -20,6 +25,7 @@ import java.util.UUID;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.zip.GZIPOutputStream;
 
 import org.apache.qpid.proton.amqp.Binary;
 import org.apache.qpid.proton.amqp.Symbol;
@@ -57,7 +63,10 @@ import io.quarkus.test.junit.QuarkusTest;
 class DeadLetterCopyTest extends InboxTestBase {
 
     /** One poison message per body encoding, and the reason its copy must start with. */
-    private record Case(String label, Section body, String contentType, String reason) {
+    private record Case(String label, Section body, String contentType, String contentEncoding, String reason) {
+        Case(String label, Section body, String contentType, String reason) {
+            this(label, body, contentType, "identity", reason);
+        }
     }
 
     private static final String NESTED = "[".repeat(1_001) + "]".repeat(1_001);
@@ -90,7 +99,14 @@ class DeadLetterCopyTest extends InboxTestBase {
                 new Case("timestamp value", new AmqpValue(new Date(1_700_000_000_000L)), null, "body: must be JSON"),
                 new Case("symbol value", new AmqpValue(Symbol.valueOf("points")), null, "body: must be JSON"),
                 new Case("amqp-sequence", new AmqpSequence(List.of(List.of(1L, 2L), "x")), null, "body: must be JSON"),
-                new Case("no body", null, null, "body: must be JSON"));
+                new Case("no body", null, null, "body: must be JSON"),
+                // A compressed body is not read: its bytes fail as JSON, and the reason says why.
+                new Case("gzip data", new Data(new Binary(gzip(grant(UUID.randomUUID(), 1, 10)))), "application/json",
+                        "gzip", "body: not UTF-8: invalid byte sequence at offset 1 (content-encoding gzip is not "
+                                + "supported; send the JSON uncompressed)"),
+                // Some clients declare the character set as the content-encoding: not a compression, no such hint.
+                new Case("utf-8 labelled data, malformed", data("{\"messageId\":"), "application/json", "UTF-8",
+                        "body: malformed JSON"));
     }
 
     @Test
@@ -208,6 +224,9 @@ class DeadLetterCopyTest extends InboxTestBase {
         String reason = String.valueOf(added.get(DeadLetters.REASON));
         assertTrue(reason.startsWith(c.reason()), c.label() + ": reason '" + reason + "' should start with '"
                 + c.reason() + "'");
+        if (!c.contentEncoding().equals("gzip")) {
+            assertFalse(reason.contains("content-encoding"), c.label() + ": no compression hint in '" + reason + "'");
+        }
         assertEquals(ArtemisTestResource.ADDRESS, added.get(DeadLetters.ORIGINAL_ADDRESS), c.label() + ": address");
         assertEquals(CONSUMER, added.get(DeadLetters.CONSUMER), c.label() + ": consumer");
         assertArrayEquals(encoded(m -> m.setBody(original.getBody())), encoded(m -> m.setBody(copy.getBody())),
@@ -256,7 +275,7 @@ class DeadLetterCopyTest extends InboxTestBase {
         properties.setCorrelationId(new UnsignedLong(4242));
         properties.setSubject("points");
         properties.setContentType(c.contentType() == null ? null : Symbol.valueOf(c.contentType()));
-        properties.setContentEncoding(Symbol.valueOf("identity"));
+        properties.setContentEncoding(Symbol.valueOf(c.contentEncoding()));
         properties.setCreationTime(new Date(System.currentTimeMillis() - 1_000));
         properties.setUserId(new Binary("sender-7".getBytes(StandardCharsets.UTF_8)));
         properties.setReplyTo("replies");
@@ -293,6 +312,16 @@ class DeadLetterCopyTest extends InboxTestBase {
     }
 
     /** A message with only what {@code part} sets, encoded: compares sections by their AMQP type and bytes. */
+    private static byte[] gzip(String text) {
+        ByteArrayOutputStream compressed = new ByteArrayOutputStream();
+        try (GZIPOutputStream out = new GZIPOutputStream(compressed)) {
+            out.write(text.getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return compressed.toByteArray();
+    }
+
     private static byte[] encoded(Consumer<Message> part) {
         Message message = Message.Factory.create();
         part.accept(message);
