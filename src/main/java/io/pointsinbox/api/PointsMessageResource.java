@@ -23,6 +23,7 @@ import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement
 
 import io.pointsinbox.config.PointsConfig;
 import io.pointsinbox.inbox.InboxOutcome;
+import io.pointsinbox.contract.ContentCodings;
 import io.pointsinbox.contract.EnvelopeReader;
 import io.pointsinbox.contract.InvalidEnvelopeException;
 import io.pointsinbox.contract.MessageType;
@@ -112,14 +113,11 @@ public class PointsMessageResource {
     }
 
     private Response deliver(byte[] body, String contentEncoding, MessageType expected) {
-        if (contentEncoding != null && !contentEncoding.isBlank()
-                && !contentEncoding.strip().equalsIgnoreCase("identity")) {
+        if (ContentCodings.transformsTheBody(contentEncoding)) {
             // The body is read as the bytes of the JSON itself; a compressed one would only fail as "not UTF-8".
-            String coding = contentEncoding.strip();
-            coding = coding.length() > 40 ? coding.substring(0, 40) + "..." : coding;
             return Response.fromResponse(ApiError.response(Response.Status.UNSUPPORTED_MEDIA_TYPE,
-                    "unsupported_media_type", "Content-Encoding", "Content-Encoding: " + coding
-                            + " is not supported; send the JSON uncompressed"))
+                    "unsupported_media_type", "Content-Encoding", "Content-Encoding: "
+                            + ContentCodings.shown(contentEncoding) + " is not supported; send the JSON uncompressed"))
                     .header("Accept-Encoding", "identity").build();
         }
         if (body != null && body.length > EnvelopeReader.MAX_BODY_BYTES) {

@@ -8,6 +8,7 @@ import org.apache.qpid.proton.amqp.messaging.AmqpValue;
 import org.apache.qpid.proton.amqp.messaging.Data;
 import org.apache.qpid.proton.amqp.messaging.Section;
 
+import io.pointsinbox.contract.ContentCodings;
 import io.pointsinbox.contract.InvalidEnvelopeException;
 import io.smallrye.reactive.messaging.amqp.IncomingAmqpMetadata;
 
@@ -33,27 +34,19 @@ final class AmqpBodies {
     }
 
     /**
-     * What to add to the reason of a body of bytes that could not be read when the sender declared a
-     * content-encoding: the bytes are read as the JSON itself, so a compressed body only fails as "not UTF-8" or
-     * "malformed JSON". A character set ({@code utf-8}), which some clients declare there, is not a content coding and
-     * adds nothing.
+     * What to add to the reason of a body of bytes that could not be read when the sender declared a content coding
+     * ({@link ContentCodings}): the bytes are read as the JSON itself, so a compressed body only fails as "not UTF-8"
+     * or "malformed JSON".
      */
     static String encodingHint(InvalidEnvelopeException refusal, IncomingAmqpMetadata metadata) {
         Section body = metadata.getMessage().unwrap().getBody();
         boolean bytes = body instanceof Data || body instanceof AmqpValue value && value.getValue() instanceof Binary;
-        String contentEncoding = metadata.getContentEncoding();
-        if (!bytes || !"body".equals(refusal.field()) || contentEncoding == null || contentEncoding.isBlank()) {
+        if (!bytes || !"body".equals(refusal.field())
+                || !ContentCodings.transformsTheBody(metadata.getContentEncoding())) {
             return "";
         }
-        String encoding = contentEncoding.strip();
-        if (encoding.equalsIgnoreCase("identity") || encoding.equalsIgnoreCase("utf-8")
-                || encoding.equalsIgnoreCase("utf8")) {
-            return "";
-        }
-        if (encoding.length() > 40) {
-            encoding = encoding.substring(0, 40) + "...";
-        }
-        return " (content-encoding " + encoding + " is not supported; send the JSON uncompressed)";
+        return " (content-encoding " + ContentCodings.shown(metadata.getContentEncoding())
+                + " is not supported; send the JSON uncompressed)";
     }
 
     private static String describe(Section body) {

@@ -171,11 +171,13 @@ class PointsMessageResourceTest extends InboxTestBase {
                 .body("message", startsWith("Content-Encoding: br is not supported"));
         assertEquals(0, Ledger.totalRows("inbox_message"), "nothing stored");
         assertEquals(0, Ledger.totalRows("user_points"), "nothing applied");
-        // identity is no coding at all: the message is applied.
-        given().contentType(ContentType.JSON).header("Content-Encoding", "identity")
-                .body(grant(UUID.randomUUID(), 1, 10)).post("/messages/points-granted").then().statusCode(200)
-                .body("status", equalTo("processed"));
-        assertEquals(10, Ledger.balance(CONSUMER, 1));
+        // identity is no coding at all, and a character set declared there is not one either: both are applied.
+        for (String notACoding : new String[] { "identity", "UTF-8" }) {
+            given().contentType(ContentType.JSON).header("Content-Encoding", notACoding)
+                    .body(grant(UUID.randomUUID(), 1, 10)).post("/messages/points-granted").then().statusCode(200)
+                    .body("status", equalTo("processed"));
+        }
+        assertEquals(20, Ledger.balance(CONSUMER, 1));
     }
 
     @Test
