@@ -102,6 +102,12 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
         return queue;
     }
 
+    /** The names of the queues bound to an address, in no particular order (none if the address does not exist). */
+    public static List<String> queuesOf(String address) throws Exception {
+        return broker.getActiveMQServer().bindingQuery(SimpleString.of(address)).getQueueNames().stream()
+                .map(SimpleString::toString).toList();
+    }
+
     /** Messages waiting plus messages delivered but not yet settled. */
     public static long pending(String name) {
         Queue queue = queue(name);
