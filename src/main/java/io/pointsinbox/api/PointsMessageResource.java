@@ -116,8 +116,8 @@ public class PointsMessageResource {
         if (ContentCodings.transformsTheBody(contentEncoding)) {
             // The body is read as the bytes of the JSON itself; a compressed one would only fail as "not UTF-8".
             return Response.fromResponse(ApiError.response(Response.Status.UNSUPPORTED_MEDIA_TYPE,
-                    "unsupported_media_type", "Content-Encoding", "Content-Encoding: "
-                            + ContentCodings.shown(contentEncoding) + " is not supported; send the JSON uncompressed"))
+                    "unsupported_media_type", "Content-Encoding",
+                    "Content-Encoding: " + ContentCodings.notSupported(contentEncoding)))
                     .header("Accept-Encoding", "identity").build();
         }
         if (body != null && body.length > EnvelopeReader.MAX_BODY_BYTES) {

@@ -22,9 +22,10 @@ public final class ContentCodings {
                 && !coding.equalsIgnoreCase("utf8");
     }
 
-    /** The declared coding as a reason may quote it: trimmed and at most 40 characters. */
-    public static String shown(String declared) {
+    /** Why a body with this declared coding is not read, quoting it trimmed and at most 40 characters. */
+    public static String notSupported(String declared) {
         String coding = declared.strip();
-        return coding.length() > SHOWN ? coding.substring(0, SHOWN) + "..." : coding;
+        String shown = coding.length() > SHOWN ? coding.substring(0, SHOWN) + "..." : coding;
+        return shown + " is not supported; send the JSON uncompressed";
     }
 }

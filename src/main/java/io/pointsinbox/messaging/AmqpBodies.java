@@ -41,12 +41,11 @@ final class AmqpBodies {
     static String encodingHint(InvalidEnvelopeException refusal, IncomingAmqpMetadata metadata) {
         Section body = metadata.getMessage().unwrap().getBody();
         boolean bytes = body instanceof Data || body instanceof AmqpValue value && value.getValue() instanceof Binary;
-        if (!bytes || !"body".equals(refusal.field())
-                || !ContentCodings.transformsTheBody(metadata.getContentEncoding())) {
+        String declared = metadata.getContentEncoding();
+        if (!bytes || !"body".equals(refusal.field()) || !ContentCodings.transformsTheBody(declared)) {
             return "";
         }
-        return " (content-encoding " + ContentCodings.shown(metadata.getContentEncoding())
-                + " is not supported; send the JSON uncompressed)";
+        return " (content-encoding " + ContentCodings.notSupported(declared) + ")";
     }
 
     private static String describe(Section body) {

@@ -1,6 +1,7 @@
 package io.pointsinbox.messaging;
 
 import static io.pointsinbox.support.AmqpTestClient.grant;
+import static io.pointsinbox.support.AmqpTestClient.gzip;
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -8,9 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -25,7 +23,6 @@ import java.util.UUID;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Collectors;
-import java.util.zip.GZIPOutputStream;
 
 import org.apache.qpid.proton.amqp.Binary;
 import org.apache.qpid.proton.amqp.Symbol;
@@ -312,16 +309,6 @@ class DeadLetterCopyTest extends InboxTestBase {
     }
 
     /** A message with only what {@code part} sets, encoded: compares sections by their AMQP type and bytes. */
-    private static byte[] gzip(String text) {
-        ByteArrayOutputStream compressed = new ByteArrayOutputStream();
-        try (GZIPOutputStream out = new GZIPOutputStream(compressed)) {
-            out.write(text.getBytes(StandardCharsets.UTF_8));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return compressed.toByteArray();
-    }
-
     private static byte[] encoded(Consumer<Message> part) {
         Message message = Message.Factory.create();
         part.accept(message);

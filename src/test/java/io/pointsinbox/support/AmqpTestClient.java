@@ -47,6 +47,17 @@ public final class AmqpTestClient implements AutoCloseable {
     }
 
     /** A redemption envelope, as a JSON string. */
+    /** A text gzip-compressed, as a sender that compresses its bodies would send it. */
+    public static byte[] gzip(String text) {
+        java.io.ByteArrayOutputStream compressed = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream out = new java.util.zip.GZIPOutputStream(compressed)) {
+            out.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return compressed.toByteArray();
+    }
+
     public static String redeem(UUID messageId, long userId, long amount) {
         return "{\"messageId\":\"" + messageId + "\",\"type\":\"PointsRedeemed.v1\",\"payload\":{\"userId\":"
                 + userId + ",\"amount\":" + amount + "}}";
