@@ -15,6 +15,7 @@ import org.jboss.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 import io.pointsinbox.messaging.PointsGrantedConsumer;
+import io.pointsinbox.support.AmqpTestClient;
 import io.pointsinbox.support.ArtemisTestResource;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
@@ -81,6 +82,41 @@ class FaultInjectionTest extends InboxTestBase {
     }
 
     @Test
+    void aBrokerOutageTakesReadinessDownNotLivenessAndLeavesOneConnectionPerChannel() throws Exception {
+        await("ready with both channels connected").atMost(Duration.ofSeconds(30))
+                .until(() -> given().get("/q/health/ready").statusCode() == 200);
+        ArtemisTestResource.takeDown();
+        try {
+            // Probes as Kubernetes sends them while the broker is away.
+            for (int probe = 1; probe <= 8; probe++) {
+                given().get("/q/health/ready").then().statusCode(503);
+                given().get("/q/health/live").then().statusCode(200)
+                        .body("checks.find { it.name.contains('liveness') }.data.points-granted", equalTo("[OK]"));
+                Thread.sleep(300);
+            }
+        } finally {
+            ArtemisTestResource.bringBack();
+        }
+        await("ready again").atMost(Duration.ofSeconds(30))
+                .until(() -> given().get("/q/health/ready").statusCode() == 200);
+        // A restart is no reason to restart the pod: liveness and the start-up check stay up once the broker is back.
+        await("no probe attempt becomes a connection of its own").during(Duration.ofSeconds(4))
+                .atMost(Duration.ofSeconds(10)).until(() -> ArtemisTestResource.amqpConnections() <= 2);
+        given().get("/q/health/live").then().statusCode(200);
+        given().get("/q/health/started").then().statusCode(200);
+
+        long deadLetteredBefore = deadLettered();
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.sendText("not json, sent after the outage");
+        }
+        await("the dead-letter link reopened for the first copy after the outage").atMost(Duration.ofSeconds(30))
+                .until(() -> deadLettered() == deadLetteredBefore + 1);
+        await("one connection per channel").atMost(Duration.ofSeconds(10))
+                .until(() -> ArtemisTestResource.amqpConnections() == 2);
+        given().get("/q/health/live").then().statusCode(200);
+    }
+
+    @Test
     void killedDatabaseConnectionsMidStreamAreRedeliveredAndAppliedOnce() throws Exception {
         Workload workload = new Workload(3_000, 0.2, 20_000, 40, 2);
         long started = System.nanoTime();
@@ -118,6 +154,7 @@ class FaultInjectionTest extends InboxTestBase {
             await("readiness reports the outage").atMost(Duration.ofSeconds(30))
                     .until(() -> given().get("/q/health/ready").statusCode() == 503);
             given().get("/q/health/ready").then().statusCode(503).body("status", equalTo("DOWN"));
+            given().get("/q/health/live").then().statusCode(200);
             // Far longer than the broker's redelivery budget (3 attempts, no delay): without the pause every
             // message would have been dead-lettered by now.
             Thread.sleep(5_000);

@@ -74,9 +74,24 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
 
     /** Stops the broker, keeps it down for a while, and starts it again on the same port and journal. */
     public static void restart(java.time.Duration down) throws Exception {
-        broker.stop();
+        takeDown();
         Thread.sleep(down.toMillis());
+        bringBack();
+    }
+
+    /** Stops the broker; {@link #bringBack} starts it again on the same port and journal. */
+    public static void takeDown() throws Exception {
+        broker.stop();
+    }
+
+    public static void bringBack() throws Exception {
         broker = startBroker();
+    }
+
+    /** The AMQP connections the broker holds open, from every client. */
+    public static long amqpConnections() {
+        return broker.getActiveMQServer().getRemotingService().getConnections().stream()
+                .filter(connection -> "AMQP".equalsIgnoreCase(connection.getProtocolName())).count();
     }
 
     /** The broker on {@link #port} and {@link #dataDir}, with {@link #FULL}, which the local broker does not have. */
