@@ -11,6 +11,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.UUID;
+import java.util.function.Supplier;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -58,6 +59,14 @@ public class EnvelopeReader {
     }
 
     public PointsEnvelope read(byte[] body, String transportMessageId) {
+        return readWithTransportId(body, () -> transportMessageId);
+    }
+
+    /**
+     * Reads an envelope whose transport id, the text of a UUID, is looked up only when the body has no
+     * {@code messageId}; the supplier may refuse an id it cannot read as text with an {@link InvalidEnvelopeException}.
+     */
+    public PointsEnvelope readWithTransportId(byte[] body, Supplier<String> transportMessageId) {
         if (body.length == 0) {
             throw new InvalidEnvelopeException("body", "missing");
         }
@@ -214,21 +223,26 @@ public class EnvelopeReader {
         return path.append(key).toString();
     }
 
-    private static UUID messageId(Scalar node, String transportMessageId) {
+    private static UUID messageId(Scalar node, Supplier<String> transportMessageId) {
         if (node != null && !node.isNull()) {
             if (node.token() != JsonToken.VALUE_STRING) {
                 throw new InvalidEnvelopeException("messageId", "must be a UUID string");
             }
-            return uuid(node.text());
+            return uuid(node.text(), "messageId", "must be a UUID");
         }
-        if (transportMessageId == null || transportMessageId.isBlank()) {
+        String transport = transportMessageId.get();
+        if (transport == null || transport.isBlank()) {
             throw new InvalidEnvelopeException("messageId",
                     "missing: neither the body's messageId nor the AMQP message-id is set");
         }
-        return uuid(transportMessageId);
+        return uuid(transport, "message-id", TRANSPORT_ID_RULE);
     }
 
-    private static UUID uuid(String text) {
+    /** What the AMQP message-id must be when the body has no messageId; the reason names it when it is not. */
+    public static final String TRANSPORT_ID_RULE = "the body has no messageId, so the AMQP message-id must be a UUID"
+            + " (an AMQP uuid, or a string holding one)";
+
+    private static UUID uuid(String text, String field, String rule) {
         try {
             UUID id = UUID.fromString(text);
             if (!id.toString().equalsIgnoreCase(text)) {
@@ -236,7 +250,7 @@ public class EnvelopeReader {
             }
             return id;
         } catch (IllegalArgumentException e) {
-            throw new InvalidEnvelopeException("messageId", "must be a UUID, got '" + abbreviate(text) + "'");
+            throw new InvalidEnvelopeException(field, rule + ", got '" + abbreviate(text) + "'");
         }
     }
 

@@ -68,7 +68,8 @@ public class PointsGrantedConsumer {
         PointsEnvelope envelope;
         try {
             // The connector's own conversion of the body is not used: the bytes are read as the sender wrote them.
-            envelope = reader.read(AmqpBodies.bytes(amqp), amqp.getId());
+            envelope = reader.readWithTransportId(AmqpBodies.bytes(amqp),
+                    () -> AmqpMessageIds.text(amqp.getMessage().unwrap().getMessageId()));
         } catch (InvalidEnvelopeException e) {
             deadLetter(amqp, e.getMessage() + AmqpBodies.encodingHint(e, amqp), "rejected");
             return;

@@ -175,6 +175,51 @@ class PointsGrantedConsumerTest extends InboxTestBase {
     }
 
     @Test
+    void theAmqpMessageIdIsReadInEveryTypeAmqpAllowsAndRefusedByNameWhenItIsNoUuid() {
+        UUID asUuid = UUID.randomUUID();
+        UUID asString = UUID.randomUUID();
+        UUID asBinaryText = UUID.randomUUID();
+        UUID inTheBody = UUID.randomUUID();
+        String noId = "{\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":707,\"amount\":%d}}";
+        // Sixteen raw bytes, not UTF-8 (0xa3 cannot start a character).
+        byte[] rawUuid = java.nio.ByteBuffer.allocate(16).putLong(0xa3f5c6d211114222L).putLong(0x8333444455556666L)
+                .array();
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.send(withId(asUuid, noId.formatted(1)));
+            sender.send(withId(asString.toString().toUpperCase(), noId.formatted(2)));
+            sender.send(withId(asString.toString(), noId.formatted(2)));
+            sender.send(withId(new org.apache.qpid.proton.amqp.Binary(
+                    asBinaryText.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8)), noId.formatted(4)));
+            // The body's messageId decides; the AMQP message-id is then not read, whatever its type.
+            sender.send(withId(org.apache.qpid.proton.amqp.UnsignedLong.valueOf(7), grant(inTheBody, 707, 8)));
+            sender.send(withId(org.apache.qpid.proton.amqp.UnsignedLong.valueOf(42), noId.formatted(16)));
+            sender.send(withId(new org.apache.qpid.proton.amqp.Binary(rawUuid), noId.formatted(32)));
+            sender.send(withId("ID:sender-1:1:1:1", noId.formatted(64)));
+        }
+        await("three refused").atMost(Duration.ofSeconds(30)).until(() -> deadLettered() == 3);
+        awaitDrained();
+
+        assertEquals(1 + 2 + 4 + 8, Ledger.balance(CONSUMER, 707), "each UUID once, the upper-case twin a duplicate");
+        for (UUID id : List.of(asUuid, asString, asBinaryText, inTheBody)) {
+            assertEquals(1, Ledger.inboxRows(CONSUMER, id), "one inbox row under " + id);
+        }
+        String rule = "message-id: the body has no messageId, so the AMQP message-id must be a UUID (an AMQP uuid, or"
+                + " a string holding one), got ";
+        List<String> reasons = ArtemisTestResource.browse(ArtemisTestResource.DEAD_LETTER, DeadLetters.REASON);
+        assertEquals(java.util.Set.of(rule + "the ulong 42", rule + "a binary of 16 bytes that is not text",
+                rule + "'ID:sender-1:1:1:1'"), java.util.Set.copyOf(reasons), "the reasons name what was sent");
+        assertNothingUnacknowledged();
+    }
+
+    private static org.apache.qpid.proton.message.Message withId(Object messageId, String body) {
+        org.apache.qpid.proton.message.Message message = org.apache.qpid.proton.message.Message.Factory.create();
+        message.setMessageId(messageId);
+        message.setDurable(true);
+        message.setBody(new org.apache.qpid.proton.amqp.messaging.AmqpValue(body));
+        return message;
+    }
+
+    @Test
     void duplicateArrivingDuringTheFirstTransactionWaitsForItThenIsAcknowledgedAsDuplicate() throws Exception {
         UUID id = UUID.randomUUID();
         FailureInjector.Hold hold = failures.hold(id);
