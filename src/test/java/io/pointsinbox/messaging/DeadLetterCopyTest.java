@@ -101,9 +101,22 @@ class DeadLetterCopyTest extends InboxTestBase {
                 new Case("gzip data", new Data(new Binary(gzip(grant(UUID.randomUUID(), 1, 10)))), "application/json",
                         "gzip", "body: not UTF-8: invalid byte sequence at offset 1 (content-encoding gzip is not "
                                 + "supported; send the JSON uncompressed)"),
+                // Over the size limit by one byte, and far over it: a message Artemis keeps as a large message and
+                // transfers in many frames, copied whole.
+                new Case("json data, 1 byte over 16 KiB", data(oversized(16 * 1024 + 1)), "application/json",
+                        "body: at most 16384 bytes, got 16385"),
+                new Case("string value of 1 MiB", new AmqpValue(oversized(1024 * 1024)), null,
+                        "body: at most 16384 bytes, got 1048576"),
                 // Some clients declare the character set as the content-encoding: not a compression, no such hint.
                 new Case("utf-8 labelled data, malformed", data("{\"messageId\":"), "application/json", "UTF-8",
                         "body: malformed JSON"));
+    }
+
+    /** A valid grant padded with an unknown field to exactly {@code size} bytes of UTF-8. */
+    private static String oversized(int size) {
+        String grant = grant(UUID.randomUUID(), 1, 10);
+        String head = grant.substring(0, grant.length() - 1) + ",\"padding\":\"";
+        return head + "x".repeat(size - head.length() - 2) + "\"}";
     }
 
     @Test
@@ -312,7 +325,7 @@ class DeadLetterCopyTest extends InboxTestBase {
     private static byte[] encoded(Consumer<Message> part) {
         Message message = Message.Factory.create();
         part.accept(message);
-        byte[] buffer = new byte[64 * 1024];
+        byte[] buffer = new byte[2 * 1024 * 1024];
         return Arrays.copyOf(buffer, message.encode(buffer, 0, buffer.length));
     }
 
