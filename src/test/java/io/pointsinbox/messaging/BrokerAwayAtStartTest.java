@@ -1,0 +1,93 @@
+package io.pointsinbox.messaging;
+
+import static io.pointsinbox.support.AmqpTestClient.grant;
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import org.junit.jupiter.api.Test;
+
+import io.pointsinbox.support.AmqpTestClient;
+import io.pointsinbox.support.ArtemisTestResource;
+import io.pointsinbox.support.InboxTestBase;
+import io.pointsinbox.support.Ledger;
+import io.pointsinbox.support.TcpProxy;
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+
+/**
+ * A pod started while its broker is away, as after a cluster restart where the broker comes up last: the service
+ * starts, stays alive and unready, and consumes as soon as the broker answers. Were the start-up or liveness probe
+ * to fail, Kubernetes would restart it in a loop and then hold it back for minutes after the broker returned.
+ */
+@QuarkusTest
+@TestProfile(BrokerAwayAtStartTest.BrokerBehindProxy.class)
+class BrokerAwayAtStartTest extends InboxTestBase {
+
+    public static class BrokerBehindProxy implements QuarkusTestProfile {
+        @Override
+        public List<TestResourceEntry> testResources() {
+            return List.of(new TestResourceEntry(BrokerLink.class));
+        }
+    }
+
+    /** Both AMQP channels reach the test broker through a proxy that refuses connections until restored. */
+    public static class BrokerLink implements QuarkusTestResourceLifecycleManager {
+
+        static volatile TcpProxy proxy;
+
+        @Override
+        public Map<String, String> start() {
+            try {
+                proxy = new TcpProxy("127.0.0.1", ArtemisTestResource::port);
+                proxy.cut();
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot start the broker proxy", e);
+            }
+            String port = String.valueOf(proxy.port());
+            return Map.of("mp.messaging.incoming." + PointsGrantedConsumer.CHANNEL + ".port", port,
+                    "mp.messaging.outgoing." + DeadLetters.CHANNEL + ".port", port);
+        }
+
+        @Override
+        public void stop() {
+            try {
+                proxy.close();
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    @Test
+    void startsAndStaysAliveWithoutItsBrokerThenConsumesOnceTheBrokerAnswers() throws Exception {
+        // Several reconnect intervals (1 s) with the broker unreachable.
+        for (int probe = 1; probe <= 6; probe++) {
+            given().get("/q/health/started").then().statusCode(200);
+            given().get("/q/health/live").then().statusCode(200);
+            given().get("/q/health/ready").then().statusCode(503)
+                    .body("checks.find { it.name.contains('Messaging') }.data.points-granted", equalTo("[KO]"));
+            Thread.sleep(500);
+        }
+        BrokerLink.proxy.restore();
+        await("ready once the broker answers").atMost(Duration.ofSeconds(30))
+                .until(() -> given().get("/q/health/ready").statusCode() == 200);
+
+        UUID id = UUID.randomUUID();
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.sendText(grant(id, 808, 8));
+            sender.sendText("{not json");
+        }
+        await("applied").atMost(Duration.ofSeconds(30)).until(() -> Ledger.balance(CONSUMER, 808) == 8);
+        await("the poison message dead-lettered").atMost(Duration.ofSeconds(30)).until(() -> deadLettered() == 1);
+        given().get("/q/health/live").then().statusCode(200);
+    }
+}
