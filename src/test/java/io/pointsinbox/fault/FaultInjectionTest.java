@@ -90,8 +90,7 @@ class FaultInjectionTest extends InboxTestBase {
             // Probes as Kubernetes sends them while the broker is away.
             for (int probe = 1; probe <= 8; probe++) {
                 given().get("/q/health/ready").then().statusCode(503);
-                given().get("/q/health/live").then().statusCode(200)
-                        .body("checks.find { it.name.contains('liveness') }.data.points-granted", equalTo("[OK]"));
+                given().get("/q/health/live").then().statusCode(200).body("status", equalTo("UP"));
                 Thread.sleep(300);
             }
         } finally {
