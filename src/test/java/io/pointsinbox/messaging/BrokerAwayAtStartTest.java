@@ -4,12 +4,20 @@ import static io.pointsinbox.support.AmqpTestClient.grant;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+
+import jakarta.inject.Inject;
+
+import org.jboss.logmanager.ExtLogRecord;
 
 import org.junit.jupiter.api.Test;
 
@@ -67,6 +75,9 @@ class BrokerAwayAtStartTest extends InboxTestBase {
         }
     }
 
+    @Inject
+    BrokerConnectionWatch watch;
+
     @Test
     void startsAndStaysAliveWithoutItsBrokerThenConsumesOnceTheBrokerAnswers() throws Exception {
         // Several reconnect intervals (1 s) with the broker unreachable.
@@ -77,9 +88,14 @@ class BrokerAwayAtStartTest extends InboxTestBase {
                     .body("checks.find { it.name.contains('Messaging') }.data.points-granted", equalTo("[KO]"));
             Thread.sleep(500);
         }
+        await("the missing connection noticed").atMost(Duration.ofSeconds(20))
+                .until(() -> watch.missingSince().isPresent());
+        given().get("/q/health/live").then().statusCode(200);
         BrokerLink.proxy.restore();
         await("ready once the broker answers").atMost(Duration.ofSeconds(30))
                 .until(() -> given().get("/q/health/ready").statusCode() == 200);
+        await("the connection seen back").atMost(Duration.ofSeconds(20))
+                .until(() -> watch.missingSince().isEmpty());
 
         UUID id = UUID.randomUUID();
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
@@ -89,5 +105,46 @@ class BrokerAwayAtStartTest extends InboxTestBase {
         await("applied").atMost(Duration.ofSeconds(30)).until(() -> Ledger.balance(CONSUMER, 808) == 8);
         await("the poison message dead-lettered").atMost(Duration.ofSeconds(30)).until(() -> deadLettered() == 1);
         given().get("/q/health/live").then().statusCode(200);
+    }
+
+    @Test
+    void aLostBrokerIsLoggedAsAWarningNamingItAndItsReturnAsInfo() throws Exception {
+        await("connected").atMost(Duration.ofSeconds(30)).until(() -> {
+            BrokerLink.proxy.restore();
+            return given().get("/q/health/ready").statusCode() == 200 && watch.missingSince().isEmpty();
+        });
+        List<String> logged = new CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                String text = record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage();
+                logged.add(record.getLevel() + " " + text);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(BrokerConnectionWatch.class.getName());
+        logger.addHandler(capture);
+        try {
+            BrokerLink.proxy.cut();
+            String broker = "127.0.0.1:" + BrokerLink.proxy.port();
+            await("a warning naming the broker").atMost(Duration.ofSeconds(30)).until(() -> logged.stream()
+                    .anyMatch(line -> line.startsWith("WARN No connection to the AMQP broker at " + broker
+                            + " (channel points-granted) for ")));
+            BrokerLink.proxy.restore();
+            await("its return logged").atMost(Duration.ofSeconds(30)).until(() -> logged.stream()
+                    .anyMatch(line -> line.startsWith("INFO The AMQP broker at " + broker + " answers again")));
+            assertEquals(1, logged.stream().filter(line -> line.startsWith("WARN")).count(),
+                    "one warning for a short outage: " + logged);
+        } finally {
+            logger.removeHandler(capture);
+            BrokerLink.proxy.restore();
+        }
     }
 }

@@ -1,0 +1,87 @@
+package io.pointsinbox.messaging;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import org.eclipse.microprofile.config.Config;
+import org.jboss.logging.Logger;
+
+import io.quarkus.scheduler.Scheduled;
+import io.smallrye.reactive.messaging.health.HealthReport;
+import io.smallrye.reactive.messaging.providers.extension.HealthCenter;
+
+/**
+ * Says in the log when the inbound channel has no connection to the broker. The AMQP client reconnects on its own
+ * and logs nothing while a broker does not answer (a refused connection is retried inside the client), so a pod
+ * started before its broker would only show a readiness probe failing. One warning once the connection has been
+ * missing for two checks in a row, a reminder every minute, and one line when it is back.
+ */
+@ApplicationScoped
+public class BrokerConnectionWatch {
+
+    static final Duration REMINDER = Duration.ofMinutes(1);
+
+    private static final Logger LOG = Logger.getLogger(BrokerConnectionWatch.class);
+
+    private final HealthCenter health;
+    private final ConsumptionSwitch consumption;
+    private final String broker;
+    private final long reconnectInterval;
+
+    private int missedChecks;
+    private volatile Instant missingSince;
+    private Instant remindedAt;
+
+    BrokerConnectionWatch(HealthCenter health, ConsumptionSwitch consumption, Config config) {
+        this.health = health;
+        this.consumption = consumption;
+        String channel = "mp.messaging.incoming." + PointsGrantedConsumer.CHANNEL + ".";
+        this.broker = setting(config, channel + "host", "amqp-host").orElse("?") + ":"
+                + setting(config, channel + "port", "amqp-port").orElse("5672");
+        this.reconnectInterval = config.getOptionalValue("amqp-reconnect-interval", Long.class).orElse(10L);
+    }
+
+    private static Optional<String> setting(Config config, String channelKey, String globalKey) {
+        return config.getOptionalValue(channelKey, String.class).or(() -> config.getOptionalValue(globalKey,
+                String.class));
+    }
+
+    /** Since when the inbound channel has had no connection, as seen by the last checks; empty while it has one. */
+    public Optional<Instant> missingSince() {
+        return Optional.ofNullable(missingSince);
+    }
+
+    @Scheduled(every = "5s", delayed = "5s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    synchronized void check() {
+        if (consumption.stopping()) {
+            return;
+        }
+        boolean connected = health.getReadiness().getChannels().stream()
+                .filter(info -> PointsGrantedConsumer.CHANNEL.equals(info.getChannel()))
+                .allMatch(HealthReport.ChannelInfo::isOk);
+        Instant now = Instant.now();
+        if (connected) {
+            if (missingSince != null && remindedAt != null) {
+                LOG.infof("The AMQP broker at %s answers again (channel %s), after %d s without a connection",
+                        broker, PointsGrantedConsumer.CHANNEL, Duration.between(missingSince, now).toSeconds());
+            }
+            missedChecks = 0;
+            missingSince = null;
+            remindedAt = null;
+            return;
+        }
+        if (missedChecks++ == 0) {
+            missingSince = now;
+            return;
+        }
+        if (remindedAt == null || Duration.between(remindedAt, now).compareTo(REMINDER) >= 0) {
+            remindedAt = now;
+            LOG.warnf("No connection to the AMQP broker at %s (channel %s) for %d s: reconnecting every %d s;"
+                    + " messages wait on the broker and readiness is down", broker, PointsGrantedConsumer.CHANNEL,
+                    Duration.between(missingSince, now).toSeconds(), reconnectInterval);
+        }
+    }
+}
