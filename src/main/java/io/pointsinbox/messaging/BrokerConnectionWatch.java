@@ -9,7 +9,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.config.Config;
 import org.jboss.logging.Logger;
 
-import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.reactive.messaging.health.HealthReport;
 import io.smallrye.reactive.messaging.providers.extension.HealthCenter;
@@ -21,7 +20,6 @@ import io.smallrye.reactive.messaging.providers.extension.HealthCenter;
  * missing for two checks in a row, a reminder every minute, and one line when it is back.
  */
 @ApplicationScoped
-@Startup // created with the application, so that a pod that never had a connection counts from its start
 public class BrokerConnectionWatch {
 
     static final Duration REMINDER = Duration.ofMinutes(1);
@@ -33,8 +31,6 @@ public class BrokerConnectionWatch {
     private final String broker;
     private final long reconnectInterval;
 
-    private final Instant created = Instant.now();
-    private boolean everConnected;
     private int missedChecks;
     private volatile Instant missingSince;
     private Instant remindedAt;
@@ -72,15 +68,13 @@ public class BrokerConnectionWatch {
                 LOG.infof("The AMQP broker at %s answers again (channel %s), after %d s without a connection",
                         broker, PointsGrantedConsumer.CHANNEL, Duration.between(missingSince, now).toSeconds());
             }
-            everConnected = true;
             missedChecks = 0;
             missingSince = null;
             remindedAt = null;
             return;
         }
         if (missedChecks++ == 0) {
-            // A pod that never had a connection has been without one since it started.
-            missingSince = everConnected ? now : created;
+            missingSince = now;
             return;
         }
         if (remindedAt == null || Duration.between(remindedAt, now).compareTo(REMINDER) >= 0) {
