@@ -9,6 +9,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.config.Config;
 import org.jboss.logging.Logger;
 
+import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.reactive.messaging.health.HealthReport;
 import io.smallrye.reactive.messaging.providers.extension.HealthCenter;
@@ -20,9 +21,10 @@ import io.smallrye.reactive.messaging.providers.extension.HealthCenter;
  * missing for two checks in a row, a reminder every minute, and one line when it is back.
  */
 @ApplicationScoped
+@Startup // created with the application, so that a pod that never had a connection counts from its start
 public class BrokerConnectionWatch {
 
-    static final Duration REMINDER = Duration.ofMinutes(1);
+    private static final Duration REMINDER = Duration.ofMinutes(1);
 
     private static final Logger LOG = Logger.getLogger(BrokerConnectionWatch.class);
 
@@ -31,7 +33,9 @@ public class BrokerConnectionWatch {
     private final String broker;
     private final long reconnectInterval;
 
-    private int missedChecks;
+    private final Instant created = Instant.now();
+    private boolean everConnected;
+    private boolean missedLastCheck;
     private volatile Instant missingSince;
     private Instant remindedAt;
 
@@ -68,13 +72,16 @@ public class BrokerConnectionWatch {
                 LOG.infof("The AMQP broker at %s answers again (channel %s), after %d s without a connection",
                         broker, PointsGrantedConsumer.CHANNEL, Duration.between(missingSince, now).toSeconds());
             }
-            missedChecks = 0;
+            everConnected = true;
+            missedLastCheck = false;
             missingSince = null;
             remindedAt = null;
             return;
         }
-        if (missedChecks++ == 0) {
-            missingSince = now;
+        if (!missedLastCheck) {
+            missedLastCheck = true;
+            // A pod that never had a connection has been without one since it started.
+            missingSince = everConnected ? now : created;
             return;
         }
         if (remindedAt == null || Duration.between(remindedAt, now).compareTo(REMINDER) >= 0) {
