@@ -4,6 +4,8 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -31,16 +33,22 @@ import io.smallrye.reactive.messaging.ChannelRegistry;
 import io.smallrye.reactive.messaging.PausableChannel;
 
 /**
- * The one place that decides whether AMQP consumption runs. Two signals pause it: a failed delivery whose database
- * does not answer (consumption resumes by itself when it answers again, so an outage never drains the queue into
- * the dead-letter address), and shutdown (nothing resumes it after that). Both come from explicit calls: the
- * consumer reports its failures ({@link #deliveryFailed()}), the lifecycle its events.
+ * The one place that decides whether deliveries run. Two signals hold them: a failed delivery whose database does not
+ * answer, and shutdown. Both come from explicit calls: the consumer reports its failures ({@link #deliveryFailed()}),
+ * the lifecycle its events.
+ * <p>
+ * A database outage closes a gate in front of every delivery's transaction ({@link AwaitsDatabase}): the deliveries
+ * in flight, at most {@code points.concurrency}, wait there until a probe finds the database again, and the channel
+ * asks the broker for no more meanwhile, so an outage never drains the queue into the dead-letter address. The gate
+ * is used instead of pausing and resuming the channel: the connector's pausable channel hands its buffer back on
+ * {@code resume()} from the resuming thread while new deliveries and requests arrive on others, and under that race
+ * it can request more than the channel's concurrency, or strand a delivery in its buffer.
  * <p>
  * On shutdown the connector holds up to a thousand prefetched deliveries; if they reached the handler after
  * Hibernate closed, each would fail with its delivery count raised, and every rolling restart would burn an attempt
- * of a whole prefetch window. So: pause when shutdown starts, let the transactions already running commit and be
- * acknowledged (bounded by {@code quarkus.shutdown.timeout}), leave the rest unsettled for the broker to take back,
- * uncounted, when the connection closes.
+ * of a whole prefetch window. So: pause the channel when shutdown starts (it is never resumed), let the transactions
+ * already running commit and be acknowledged (bounded by {@code quarkus.shutdown.timeout}), leave the rest unsettled
+ * for the broker to take back, uncounted, when the connection closes.
  */
 @ApplicationScoped
 public class ConsumptionSwitch {
@@ -54,6 +62,10 @@ public class ConsumptionSwitch {
     private final Duration shutdownTimeout;
     private final long retryMillis;
     private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicInteger inHandler = new AtomicInteger();
+    private final AtomicInteger mostInHandler = new AtomicInteger();
+    /** Complete while the database answers; a new, incomplete one while it does not. */
+    private volatile CompletableFuture<Void> databaseBack = CompletableFuture.completedFuture(null);
     private final AtomicBoolean stopping = new AtomicBoolean();
     private final AtomicBoolean probing = new AtomicBoolean();
     private volatile boolean drained;
@@ -72,10 +84,43 @@ public class ConsumptionSwitch {
         this.retryMillis = config.databaseRetryInterval().toMillis();
     }
 
-    /** Paused because the database does not answer (a pause for shutdown is not an outage). */
+    /** Deliveries wait because the database does not answer (shutdown is not an outage). */
     public boolean pausedForOutage() {
-        PausableChannel channel = channel();
-        return channel != null && channel.isPaused() && !stopping.get();
+        return !databaseBack.isDone() && !stopping.get();
+    }
+
+    /** The most deliveries that have been in the handler at once, waiting for the database included. */
+    public int mostInHandler() {
+        return mostInHandler.get();
+    }
+
+    /**
+     * Before a delivery's transaction: waits while the database is known not to answer. A delivery interrupted while
+     * it waits (shutdown) is not processed: it fails and goes back to the broker.
+     */
+    void enterHandler() {
+        int now = inHandler.incrementAndGet();
+        if (now > mostInHandler.get()) {
+            mostInHandler.accumulateAndGet(now, Math::max);
+        }
+        CompletableFuture<Void> gate = databaseBack;
+        if (gate.isDone()) {
+            return;
+        }
+        try {
+            gate.get();
+        } catch (InterruptedException e) {
+            inHandler.decrementAndGet();
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the database: back to the broker", e);
+        } catch (ExecutionException e) {
+            inHandler.decrementAndGet();
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    void leaveHandler() {
+        inHandler.decrementAndGet();
     }
 
     /** True once shutdown has begun: nothing resumes consumption after that. */
@@ -112,22 +157,23 @@ public class ConsumptionSwitch {
     }
 
     private void probe() {
-        PausableChannel channel = channel();
         if (stopping.get()) {
             probing.set(false);
             return;
         }
+        CompletableFuture<Void> gate = databaseBack;
         if (databaseAnswers()) {
             probing.set(false);
-            if (channel != null && channel.isPaused() && !stopping.get()) {
-                channel.resume();
+            if (!gate.isDone()) {
+                gate.complete(null);
                 LOG.info("Database reachable again: AMQP consumption resumed");
             }
             return;
         }
-        if (channel != null && !channel.isPaused()) {
-            channel.pause();
-            LOG.warnf("Database unreachable: AMQP consumption paused, probing every %d ms", retryMillis);
+        if (gate.isDone()) {
+            databaseBack = new CompletableFuture<>();
+            LOG.warnf("Database unreachable: AMQP consumption paused, deliveries wait; probing every %d ms",
+                    retryMillis);
         }
         prober.schedule(this::probe, retryMillis, TimeUnit.MILLISECONDS);
     }

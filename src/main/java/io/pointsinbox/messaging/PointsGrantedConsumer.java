@@ -49,6 +49,7 @@ public class PointsGrantedConsumer {
 
     @Incoming(CHANNEL)
     @RunOnVirtualThread
+    @AwaitsDatabase
     @Transactional
     public void onMessage(Object convertedBody, IncomingAmqpMetadata amqp) {
         consumption.deliveryStarted();

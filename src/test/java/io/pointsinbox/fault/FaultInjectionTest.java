@@ -11,10 +11,11 @@ import java.util.concurrent.CompletableFuture;
 
 import jakarta.inject.Inject;
 
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 import org.junit.jupiter.api.Test;
 
-import io.pointsinbox.messaging.PointsGrantedConsumer;
+import io.pointsinbox.messaging.ConsumptionSwitch;
 import io.pointsinbox.support.AmqpTestClient;
 import io.pointsinbox.support.ArtemisTestResource;
 import io.pointsinbox.support.InboxTestBase;
@@ -24,8 +25,6 @@ import io.pointsinbox.support.MetricsDelta;
 import io.pointsinbox.support.PostgresTestDatabase;
 import io.pointsinbox.support.Workload;
 import io.quarkus.test.junit.QuarkusTest;
-import io.smallrye.reactive.messaging.ChannelRegistry;
-import io.smallrye.reactive.messaging.PausableChannel;
 
 /** The same invariant under a broker restart, killed database connections and a database outage. */
 @QuarkusTest
@@ -34,7 +33,10 @@ class FaultInjectionTest extends InboxTestBase {
     private static final Logger LOG = Logger.getLogger(FaultInjectionTest.class);
 
     @Inject
-    ChannelRegistry channels;
+    ConsumptionSwitch consumption;
+
+    @ConfigProperty(name = "points.concurrency")
+    int concurrency;
 
     @Test
     void brokerRestartInTheMiddleOfAStreamLosesNothingAndDoublesNothing() throws Exception {
@@ -42,13 +44,7 @@ class FaultInjectionTest extends InboxTestBase {
         long started = System.nanoTime();
         MetricsDelta counted = MetricsDelta.start();
         // Preload a backlog first, so that the restart hits a consumer in the middle of it.
-        PausableChannel channel = channels.getPausable(PointsGrantedConsumer.CHANNEL);
-        channel.pause();
-        try {
-            workload.sendAll();
-        } finally {
-            channel.resume();
-        }
+        ArtemisTestResource.preload(workload.messages());
         await("a quarter applied").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
                 .until(() -> Ledger.inboxRows(CONSUMER) >= workload.unique() / 4);
         long appliedAtRestart = Ledger.inboxRows(CONSUMER);
@@ -60,6 +56,7 @@ class FaultInjectionTest extends InboxTestBase {
                 .until(() -> Ledger.inboxRows(CONSUMER) == workload.unique()
                         && ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) == 0);
         workload.assertInvariantHolds(CONSUMER);
+        assertConcurrencyBound();
         report("broker restart", workload, "1 broker restart (2 s down)", counted, started);
     }
 
@@ -154,9 +151,14 @@ class FaultInjectionTest extends InboxTestBase {
                     .until(() -> given().get("/q/health/ready").statusCode() == 503);
             given().get("/q/health/ready").then().statusCode(503).body("status", equalTo("DOWN"));
             given().get("/q/health/live").then().statusCode(200);
-            // Far longer than the broker's redelivery budget (3 attempts, no delay): without the pause every
-            // message would have been dead-lettered by now.
+            // The deliveries that were past the gate when it closed fail within the pool's acquisition timeout
+            // (5 s); after that, none may reach the database while it is away: each would burn one of the broker's
+            // 3 attempts and, over a long outage, drain the queue into the dead-letter address.
+            Thread.sleep(6_000);
+            double failedOnceHeld = counted.messages(CONSUMER, "failed");
             Thread.sleep(5_000);
+            assertEquals(failedOnceHeld, counted.messages(CONSUMER, "failed"),
+                    "no delivery fails while consumption is held for the outage");
             assertEquals(0, deadLettered(), "messages wait on the broker during the outage");
             assertEquals(0, Ledger.inboxRows(CONSUMER), "nothing could be applied during the outage");
         } finally {
@@ -168,7 +170,14 @@ class FaultInjectionTest extends InboxTestBase {
                 .until(() -> Ledger.inboxRows(CONSUMER) == workload.unique()
                         && ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) == 0);
         workload.assertInvariantHolds(CONSUMER);
+        assertConcurrencyBound();
         report("database outage", workload, "database unreachable for > 5 s", counted, started);
+    }
+
+    /** However often consumption was held and let go, no more deliveries ran at once than the channel allows. */
+    private void assertConcurrencyBound() {
+        assertTrue(consumption.mostInHandler() <= concurrency, "at most " + concurrency
+                + " deliveries in the handler at once, found " + consumption.mostInHandler());
     }
 
     private static void report(String scenario, Workload workload, String faults, MetricsDelta counted,

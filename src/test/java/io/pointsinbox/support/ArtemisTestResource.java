@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Map;
 
 import org.apache.activemq.artemis.api.core.SimpleString;
+import org.apache.activemq.artemis.api.core.management.QueueControl;
+import org.apache.activemq.artemis.api.core.management.ResourceNames;
 import org.apache.activemq.artemis.core.config.Configuration;
 import org.apache.activemq.artemis.core.server.MessageReference;
 import org.apache.activemq.artemis.core.server.Queue;
@@ -31,6 +33,8 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
     public static final int MAX_DELIVERY_ATTEMPTS = 3;
     /** An address that refuses every message once it holds one (FAIL policy): a dead-letter address that is full. */
     public static final String FULL = "points-full";
+    /** An address no one consumes from, where {@link #preload} stages a backlog. */
+    private static final String STAGING = "points-staging";
 
     private static volatile EmbeddedActiveMQ broker;
     private static volatile int port;
@@ -101,8 +105,25 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
                         .setDeadLetterAddress(SimpleString.of(DEAD_LETTER))
                         .setMaxSizeBytes(1)
                         .setAddressFullMessagePolicy(AddressFullMessagePolicy.FAIL))
-                .addAddressConfiguration(EmbeddedArtemis.anycast(FULL));
+                .addAddressConfiguration(EmbeddedArtemis.anycast(FULL))
+                .addAddressConfiguration(EmbeddedArtemis.anycast(STAGING));
         return EmbeddedArtemis.start(configuration);
+    }
+
+    /**
+     * Puts a backlog on the inbound queue at once, without touching the consumer: the messages are sent to a staging
+     * queue no one reads, then moved in one operation of the broker.
+     */
+    public static void preload(List<String> bodies) throws Exception {
+        try (AmqpTestClient sender = new AmqpTestClient(STAGING)) {
+            sender.sendAll(bodies);
+        }
+        QueueControl staging = (QueueControl) broker.getActiveMQServer().getManagementService()
+                .getResource(ResourceNames.QUEUE + STAGING);
+        int moved = staging.moveMessages(null, ADDRESS);
+        if (moved != bodies.size()) {
+            throw new IllegalStateException("moved " + moved + " of " + bodies.size() + " staged messages");
+        }
     }
 
     public static int port() {
