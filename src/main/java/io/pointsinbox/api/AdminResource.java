@@ -41,6 +41,7 @@ public class AdminResource {
                     + "\"points-ledger\",\"userId\":123,\"detail\":\"balance 100, entries 70\"}]}")))
     @APIResponse(responseCode = "401", ref = "Unauthorized")
     @APIResponse(responseCode = "403", ref = "Forbidden")
+    @APIResponse(responseCode = "503", ref = "DatabaseUnavailable")
     public Response reconciliation() {
         Reconciliation.Report report = reconciliation.run();
         return Response.status(report.consistent() ? Response.Status.OK : Response.Status.CONFLICT)

@@ -5,14 +5,24 @@ import java.util.Locale;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 
+import org.hibernate.exception.JDBCConnectionException;
+import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 import io.pointsinbox.config.PointsConfig;
 import io.pointsinbox.contract.InvalidEnvelopeException;
 import io.pointsinbox.ops.InboxMetrics;
 
-/** Every client error leaves as JSON: an invalid message is a 400 naming the field; nothing was stored. */
+/**
+ * Every client error leaves as JSON: an invalid message is a 400 naming the field; nothing was stored. A database that
+ * does not answer is a 503 with {@code Retry-After}.
+ */
 public class ApiErrorMapper {
+
+    static final String DATABASE_UNAVAILABLE = "the database does not answer; retry later (a message sent again with"
+            + " the same messageId is never applied twice)";
+    private static final int RETRY_AFTER_SECONDS = 5;
+    private static final Logger LOG = Logger.getLogger(ApiErrorMapper.class);
 
     private final InboxMetrics metrics;
     private final PointsConfig config;
@@ -41,6 +51,18 @@ public class ApiErrorMapper {
     @ServerExceptionMapper(priority = jakarta.ws.rs.Priorities.AUTHENTICATION)
     public Response forbidden(io.quarkus.security.ForbiddenException e) {
         return SecurityErrors.forbidden();
+    }
+
+    /**
+     * The database does not answer (no connection within the pool's acquisition timeout, or one lost mid-request):
+     * a 503 the client can retry. A message sent again with the same messageId is never applied twice, even if
+     * this attempt's commit did reach the database.
+     */
+    @ServerExceptionMapper
+    public Response databaseUnavailable(JDBCConnectionException e) {
+        LOG.warnf("Database unreachable, answered 503: %s", e.getMessage());
+        return Response.fromResponse(ApiError.response(Response.Status.SERVICE_UNAVAILABLE, "database_unavailable",
+                null, DATABASE_UNAVAILABLE)).header("Retry-After", RETRY_AFTER_SECONDS).build();
     }
 
     @ServerExceptionMapper

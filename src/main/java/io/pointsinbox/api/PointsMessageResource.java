@@ -47,6 +47,7 @@ import org.jboss.logging.Logger;
 @APIResponse(responseCode = "409", ref = "IdConflict")
 @APIResponse(responseCode = "413", ref = "TooLarge")
 @APIResponse(responseCode = "415", ref = "NotJson")
+@APIResponse(responseCode = "503", ref = "DatabaseUnavailable")
 @Consumes(MediaType.APPLICATION_JSON)
 @Produces(MediaType.APPLICATION_JSON)
 public class PointsMessageResource {

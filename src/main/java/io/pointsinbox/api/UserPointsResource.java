@@ -55,6 +55,7 @@ public class UserPointsResource {
                     value = "{\"userId\":123,\"balance\":70}")))
     @APIResponse(responseCode = "400", ref = "InvalidParameter")
     @APIResponse(responseCode = "404", ref = "UnknownUser")
+    @APIResponse(responseCode = "503", ref = "DatabaseUnavailable")
     public Balance points(@PathParam("userId") String userIdParameter) {
         long userId = userId(userIdParameter);
         return UserPoints.find(config.consumer(), userId)
@@ -73,6 +74,7 @@ public class UserPointsResource {
                     + "\"grantedAt\":\"2026-12-01T10:15:31Z\"},{\"messageId\":\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\","
                     + "\"kind\":\"grant\",\"amount\":100,\"grantedAt\":\"2026-12-01T10:15:30Z\"}]")))
     @APIResponse(responseCode = "400", ref = "InvalidParameter")
+    @APIResponse(responseCode = "503", ref = "DatabaseUnavailable")
     public List<Grant> grants(@PathParam("userId") String userIdParameter,
             @QueryParam("limit") @DefaultValue("" + DEFAULT_LIMIT) String limitParameter) {
         long userId = userId(userIdParameter);
