@@ -95,8 +95,9 @@ public class ConsumptionSwitch {
     }
 
     /**
-     * Before a delivery's transaction: waits while the database is known not to answer. A delivery interrupted while
-     * it waits (shutdown) is not processed: it fails and goes back to the broker.
+     * Before a delivery's transaction: waits while the database is known not to answer. A delivery still waiting when
+     * shutdown has let the running transactions finish is not processed: it fails and goes back to the broker, so
+     * that the deliveries held by an outage do not hold up the exit.
      */
     void enterHandler() {
         int now = inHandler.incrementAndGet();
@@ -104,7 +105,7 @@ public class ConsumptionSwitch {
             mostInHandler.accumulateAndGet(now, Math::max);
         }
         CompletableFuture<Void> gate = databaseBack;
-        if (gate.isDone()) {
+        if (gate.isDone() && !gate.isCompletedExceptionally()) {
             return;
         }
         try {
@@ -115,7 +116,8 @@ public class ConsumptionSwitch {
             throw new IllegalStateException("interrupted while waiting for the database: back to the broker", e);
         } catch (ExecutionException e) {
             inHandler.decrementAndGet();
-            throw new IllegalStateException(e.getCause());
+            throw new IllegalStateException("shutting down while the database does not answer: this delivery goes"
+                    + " back to the broker");
         }
     }
 
@@ -217,6 +219,8 @@ public class ConsumptionSwitch {
             }
         }
         drained = true;
+        // Deliveries waiting for the database would otherwise hold the exit until the executor gives up on them.
+        databaseBack.completeExceptionally(new IllegalStateException("shutting down"));
         int left = inFlight.get();
         if (left > 0) {
             LOG.warnf("Shutdown timeout %s reached with %d deliveries still in flight: they roll back and are"

@@ -138,6 +138,18 @@ public final class AppProcess {
         return new String(URI.create("http://127.0.0.1:" + port + path).toURL().openStream().readAllBytes());
     }
 
+    /** The body of a GET whatever its status code (a 503 of a health check included). */
+    public String body(String path) throws IOException {
+        java.net.HttpURLConnection connection = (java.net.HttpURLConnection) URI.create("http://127.0.0.1:" + port
+                + path).toURL().openConnection();
+        try (java.io.InputStream in = connection.getResponseCode() >= 400 ? connection.getErrorStream()
+                : connection.getInputStream()) {
+            return in == null ? "" : new String(in.readAllBytes());
+        } finally {
+            connection.disconnect();
+        }
+    }
+
     public long pid() {
         return process.pid();
     }

@@ -28,6 +28,9 @@ import io.pointsinbox.support.AmqpTestClient;
  */
 public final class Publisher {
 
+    /** A balance that could not be read: the service answered 503 or did not answer. */
+    private static final long UNAVAILABLE = -1;
+
     static final String USAGE = "usage: bin/publish [--messages 10000] [--duplicates 0.2] [--senders 4] [--users 10]"
             + " [--first-user 900000] [--amqp-host 127.0.0.1] [--amqp-port 5673] [--address points-granted]"
             + " [--http http://localhost:8080] [--wait-seconds 120]";
@@ -138,7 +141,13 @@ public final class Publisher {
         Map<Long, Long> expected = new TreeMap<>();
         try {
             for (long user = firstUser; user < firstUser + users; user++) {
-                expected.put(user, balance(client, http, user));
+                long balance = balance(client, http, user);
+                if (balance == UNAVAILABLE) {
+                    System.err.println("bin/publish: the points-inbox at " + http + " answers 503: its database"
+                            + " does not answer yet (see /q/health/ready)");
+                    System.exit(3);
+                }
+                expected.put(user, balance);
             }
         } catch (java.net.ConnectException e) {
             System.err.println("bin/publish: no points-inbox answers at " + http + " (start it with bin/run-local,"
@@ -197,13 +206,17 @@ public final class Publisher {
         do {
             Thread.sleep(500);
             for (long user : expected.keySet()) {
-                actual.put(user, balance(client, http, user));
+                try {
+                    actual.put(user, balance(client, http, user));
+                } catch (java.io.IOException e) {
+                    actual.put(user, UNAVAILABLE); // the service is restarting: read again until the deadline
+                }
             }
         } while (!actual.equals(expected) && System.currentTimeMillis() < deadline);
 
         System.out.printf("%-10s %12s %12s%n", "user", "expected", "actual");
         expected.forEach((user, balance) -> System.out.printf("%-10d %12d %12s%s%n", user, balance,
-                actual.get(user) == -1 ? "503" : String.valueOf(actual.get(user)),
+                actual.get(user) == UNAVAILABLE ? "unavailable" : String.valueOf(actual.get(user)),
                 balance.equals(actual.get(user)) ? "" : "   <-- MISMATCH"));
         if (!actual.equals(expected)) {
             System.err.println("FAILED: balances differ from exactly-once processing");
@@ -220,7 +233,7 @@ public final class Publisher {
             return 0;
         }
         if (response.statusCode() == 503) {
-            return -1; // the database does not answer yet: not a balance, read again until the deadline
+            return UNAVAILABLE; // the database does not answer yet: not a balance
         }
         if (response.statusCode() != 200) {
             throw new IllegalStateException("GET /users/" + user + "/points answered " + response.statusCode()
