@@ -38,8 +38,8 @@ import io.smallrye.reactive.messaging.PausableChannel;
  * the lifecycle its events.
  * <p>
  * A database outage closes a gate in front of every delivery's transaction ({@link AwaitsDatabase}): the deliveries
- * in flight, at most {@code points.concurrency}, wait there until a probe finds the database again, and the channel
- * asks the broker for no more meanwhile, so an outage never drains the queue into the dead-letter address. The gate
+ * in flight, at most {@code points.concurrency}, wait there until a probe finds the database again, and no further
+ * delivery reaches the handler meanwhile, so an outage never drains the queue into the dead-letter address. The gate
  * is used instead of pausing and resuming the channel: the connector's pausable channel hands its buffer back on
  * {@code resume()} from the resuming thread while new deliveries and requests arrive on others, and under that race
  * it can request more than the channel's concurrency, or strand a delivery in its buffer.
