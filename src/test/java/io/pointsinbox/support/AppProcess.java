@@ -140,8 +140,10 @@ public final class AppProcess {
 
     /** The body of a GET whatever its status code (a 503 of a health check included). */
     public String body(String path) throws IOException {
-        java.net.HttpURLConnection connection = (java.net.HttpURLConnection) URI.create("http://127.0.0.1:" + port
-                + path).toURL().openConnection();
+        HttpURLConnection connection = (HttpURLConnection) URI.create("http://127.0.0.1:" + port + path).toURL()
+                .openConnection();
+        connection.setConnectTimeout(1000);
+        connection.setReadTimeout(3000);
         try (java.io.InputStream in = connection.getResponseCode() >= 400 ? connection.getErrorStream()
                 : connection.getInputStream()) {
             return in == null ? "" : new String(in.readAllBytes());
