@@ -171,6 +171,11 @@ public class EnvelopeReader {
             if (duplicate != null) {
                 throw new InvalidEnvelopeException(duplicate, "appears twice in the same object; every key once");
             }
+            if (text.indexOf('\0') >= 0) {
+                // JSON never holds a raw NUL; text in UTF-16 or UTF-32 has one beside every ASCII character.
+                throw new InvalidEnvelopeException("body", "malformed JSON: holds NUL bytes, as UTF-16 or UTF-32 "
+                        + "text does; send UTF-8");
+            }
             String reason = e instanceof JsonProcessingException processing ? processing.getOriginalMessage()
                     : e.getMessage();
             throw new InvalidEnvelopeException("body", "malformed JSON (" + reason + ")");
@@ -267,14 +272,28 @@ public class EnvelopeReader {
         if (node == null || node.isNull()) {
             throw new InvalidEnvelopeException(path, "missing");
         }
+        if (node.integer() == null && node.token() == JsonToken.VALUE_NUMBER_INT) {
+            throw new InvalidEnvelopeException(path, "must be between " + min + " and " + max + ", got "
+                    + abbreviate(node.text()));
+        }
         if (node.integer() == null) {
-            throw new InvalidEnvelopeException(path, "must be an integer");
+            throw new InvalidEnvelopeException(path, "must be an integer, got " + describe(node));
         }
         long value = node.integer();
         if (value < min || value > max) {
             throw new InvalidEnvelopeException(path, "must be between " + min + " and " + max + ", got " + value);
         }
         return value;
+    }
+
+    /** How a refusal names a value of the wrong JSON type: {@code the string '5'}, {@code 5.5}, {@code an object}. */
+    private static String describe(Scalar node) {
+        return switch (node.token()) {
+            case VALUE_STRING -> "the string '" + abbreviate(node.text()) + "'";
+            case START_OBJECT -> "an object";
+            case START_ARRAY -> "an array";
+            default -> abbreviate(node.text());
+        };
     }
 
     /** Hash of what the message asks for, so that a reused id with a different effect can be told apart. */

@@ -56,17 +56,7 @@ final class AmqpBodies {
             return "an amqp-sequence";
         }
         if (body instanceof AmqpValue value) {
-            Object content = value.getValue();
-            if (content == null) {
-                return "an AMQP null value";
-            }
-            if (content instanceof java.util.Map) {
-                return "an AMQP map value";
-            }
-            if (content instanceof java.util.List) {
-                return "an AMQP list value";
-            }
-            return "an AMQP " + content.getClass().getSimpleName() + " value";
+            return "an AMQP " + AmqpTypes.name(value.getValue()) + " value";
         }
         return "a " + body.getType() + " section";
     }

@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 
 import org.apache.qpid.proton.amqp.Binary;
-import org.apache.qpid.proton.amqp.UnsignedLong;
 
 import io.pointsinbox.contract.EnvelopeReader;
 import io.pointsinbox.contract.InvalidEnvelopeException;
@@ -43,7 +42,7 @@ final class AmqpMessageIds {
                 throw refused("a binary of " + binary.getLength() + " bytes that is not text");
             }
         }
-        String type = id instanceof UnsignedLong ? "ulong" : id.getClass().getSimpleName();
+        String type = AmqpTypes.name(id);
         String value = String.valueOf(id);
         throw refused("the " + type + " " + (value.length() <= 64 ? value : value.substring(0, 64) + "..."));
     }

@@ -77,12 +77,18 @@ public class DeadLetters {
                     originalAddress, CONSUMER, consumer)))).await().atMost(timeout);
         } catch (TimeoutException e) {
             metrics.deadLetterUnconfirmed(consumer, start);
-            throw new DeadLetterUnconfirmedException("The broker did not confirm the dead-letter copy of AMQP "
-                    + "message-id " + original.getMessageId() + " on " + deadLetterAddress + " within " + timeout
+            throw new DeadLetterUnconfirmedException("The broker did not confirm the dead-letter copy of the "
+                    + "message (" + transportId(original) + ") on " + deadLetterAddress + " within " + timeout
                     + " (POINTS_DEAD_LETTER_TIMEOUT): the message is handed back for redelivery");
         }
-        LOG.warnf("Message (AMQP message-id %s) dead-lettered to %s for consumer %s: %s", original.getMessageId(),
-                deadLetterAddress, consumer, boundedReason);
+        LOG.warnf("Message (%s) dead-lettered to %s for consumer %s: %s", transportId(original), deadLetterAddress,
+                consumer, boundedReason);
+    }
+
+    /** How a log line names a message by its AMQP message-id: {@code AMQP message-id 42}, or that it has none. */
+    private static String transportId(org.apache.qpid.proton.message.Message message) {
+        Object id = message.getMessageId();
+        return id == null ? "no AMQP message-id" : "AMQP message-id " + id;
     }
 
     /** The original's bare message and annotations, durable, with {@code added} among its application properties. */

@@ -72,9 +72,13 @@ class EnvelopeReaderTest {
             unknown type             | {"messageId":"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad","type":"Other","payload":{}} | type | unknown message type 'Other'
             payload not an object    | {"messageId":"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad","type":"PointsGranted.v1","payload":[1]} | payload | must be a JSON object
             user missing             | #{"amount":1}                                                         | payload.userId | missing
-            user a string            | #{"userId":"1","amount":1}                                            | payload.userId | must be an integer
-            user a fraction          | #{"userId":1.0,"amount":1}                                            | payload.userId | must be an integer
-            user beyond a long       | #{"userId":99999999999999999999,"amount":1}                           | payload.userId | must be an integer
+            user a string            | #{"userId":"1","amount":1}                                            | payload.userId | must be an integer, got the string '1'
+            user a fraction          | #{"userId":1.0,"amount":1}                                            | payload.userId | must be an integer, got 1.0
+            user a boolean           | #{"userId":true,"amount":1}                                           | payload.userId | must be an integer, got true
+            user an object           | #{"userId":{"id":1},"amount":1}                                       | payload.userId | must be an integer, got an object
+            amount an array          | #{"userId":1,"amount":[5]}                                            | payload.amount | must be an integer, got an array
+            user beyond a long       | #{"userId":99999999999999999999,"amount":1}                           | payload.userId | must be between 1 and 9223372036854775807, got 99999999999999999999
+            amount beyond a long     | #{"userId":1,"amount":-99999999999999999999}                          | payload.amount | must be between 1 and 1000000, got -99999999999999999999
             amount zero              | #{"userId":1,"amount":0}                                              | payload.amount | must be between 1 and 1000000, got 0
             amount above the maximum | #{"userId":1,"amount":1000001}                                        | payload.amount | must be between 1 and 1000000
             NUL in the payload       | #{"userId":1,"amount":1,"s":"a\\u0000b"}                             | payload | NUL character
@@ -92,6 +96,20 @@ class EnvelopeReaderTest {
                 () -> read("{\"type\":\"Other\",\"payload\":{\"userId\":\"x\"} ,,}"));
         assertEquals("body", refused.field());
         assertTrue(refused.getMessage().contains("malformed JSON"), refused.getMessage());
+    }
+
+    @Test
+    void textInUtf16IsRefusedSayingSo() {
+        String grant = envelope("{\"userId\":1,\"amount\":1}");
+        for (var charset : List.of(StandardCharsets.UTF_16LE, StandardCharsets.UTF_16BE)) {
+            InvalidEnvelopeException refused = assertThrows(InvalidEnvelopeException.class,
+                    () -> reader.read(grant.getBytes(charset), null), charset.name());
+            assertEquals("body", refused.field());
+            assertTrue(refused.getMessage().contains("malformed JSON: holds NUL bytes, as UTF-16 or UTF-32 text does"),
+                    charset + ": " + refused.getMessage());
+        }
+        assertTrue(assertThrows(InvalidEnvelopeException.class, () -> read("{\"messageId\":"))
+                .getMessage().contains("malformed JSON (Unexpected end-of-input"), "UTF-8 keeps the parser's reason");
     }
 
     @Test

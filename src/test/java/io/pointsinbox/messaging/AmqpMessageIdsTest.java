@@ -37,8 +37,8 @@ class AmqpMessageIdsTest {
                 + " a string holding one), got the ulong 42", refused(UnsignedLong.valueOf(42)));
         assertEquals("got a binary of 2 bytes that is not text", tail(refused(new Binary(new byte[] { (byte) 0xa3,
                 0x01 }))));
-        assertEquals("got the Symbol x", tail(refused(Symbol.valueOf("x"))), "not an AMQP message-id type");
-        assertEquals("got the Integer 5", tail(refused(5)));
+        assertEquals("got the symbol x", tail(refused(Symbol.valueOf("x"))), "not an AMQP message-id type");
+        assertEquals("got the int 5", tail(refused(5)));
         assertEquals("message-id", assertThrows(InvalidEnvelopeException.class,
                 () -> AmqpMessageIds.text(UnsignedLong.valueOf(1))).field(), "the field a reason names");
     }

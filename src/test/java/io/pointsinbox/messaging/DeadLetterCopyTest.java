@@ -66,6 +66,9 @@ class DeadLetterCopyTest extends InboxTestBase {
         }
     }
 
+    private static final String MUST_BE_JSON = "body: must be JSON in a data section or an AMQP string or binary "
+            + "value, got ";
+
     private static final String NESTED = "[".repeat(1_001) + "]".repeat(1_001);
 
     private static List<Case> cases() {
@@ -88,15 +91,23 @@ class DeadLetterCopyTest extends InboxTestBase {
                 new Case("string value", new AmqpValue("{not json"), null, "body: malformed JSON"),
                 new Case("binary value", new AmqpValue(new Binary("{\"a\":".getBytes(StandardCharsets.UTF_8))), null,
                         "body: malformed JSON"),
-                new Case("map value", new AmqpValue(map), null, "body: must be JSON"),
-                new Case("list value", new AmqpValue(List.of("a", 1L, true)), null, "body: must be JSON"),
-                new Case("null value", new AmqpValue(null), null, "body: must be JSON"),
-                new Case("long value", new AmqpValue(42L), null, "body: must be JSON"),
-                new Case("uuid value", new AmqpValue(UUID.randomUUID()), null, "body: must be JSON"),
-                new Case("timestamp value", new AmqpValue(new Date(1_700_000_000_000L)), null, "body: must be JSON"),
-                new Case("symbol value", new AmqpValue(Symbol.valueOf("points")), null, "body: must be JSON"),
-                new Case("amqp-sequence", new AmqpSequence(List.of(List.of(1L, 2L), "x")), null, "body: must be JSON"),
-                new Case("no body", null, null, "body: must be JSON"),
+                new Case("map value", new AmqpValue(map), null, MUST_BE_JSON + "an AMQP map value"),
+                new Case("list value", new AmqpValue(List.of("a", 1L, true)), null,
+                        MUST_BE_JSON + "an AMQP list value"),
+                new Case("array value", new AmqpValue(new String[] { "a", "b" }), null,
+                        MUST_BE_JSON + "an AMQP array value"),
+                new Case("uint value", new AmqpValue(UnsignedInteger.valueOf(7)), null,
+                        MUST_BE_JSON + "an AMQP uint value"),
+                new Case("null value", new AmqpValue(null), null, MUST_BE_JSON + "an AMQP null value"),
+                new Case("long value", new AmqpValue(42L), null, MUST_BE_JSON + "an AMQP long value"),
+                new Case("uuid value", new AmqpValue(UUID.randomUUID()), null, MUST_BE_JSON + "an AMQP uuid value"),
+                new Case("timestamp value", new AmqpValue(new Date(1_700_000_000_000L)), null,
+                        MUST_BE_JSON + "an AMQP timestamp value"),
+                new Case("symbol value", new AmqpValue(Symbol.valueOf("points")), null,
+                        MUST_BE_JSON + "an AMQP symbol value"),
+                new Case("amqp-sequence", new AmqpSequence(List.of(List.of(1L, 2L), "x")), null,
+                        MUST_BE_JSON + "an amqp-sequence"),
+                new Case("no body", null, null, MUST_BE_JSON + "no body"),
                 // A compressed body is not read: its bytes fail as JSON, and the reason says why.
                 new Case("gzip data", new Data(new Binary(gzip(grant(UUID.randomUUID(), 1, 10)))), "application/json",
                         "gzip", "body: not UTF-8: invalid byte sequence at offset 1 (content-encoding gzip is not "
