@@ -5,11 +5,15 @@ import java.time.Instant;
 import java.util.Optional;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 
 import org.eclipse.microprofile.config.Config;
 import org.jboss.logging.Logger;
 
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Startup;
+import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.reactive.messaging.health.HealthReport;
 import io.smallrye.reactive.messaging.providers.extension.HealthCenter;
@@ -18,7 +22,10 @@ import io.smallrye.reactive.messaging.providers.extension.HealthCenter;
  * Says in the log when the inbound channel has no connection to the broker. The AMQP client reconnects on its own
  * and logs nothing while a broker does not answer (a refused connection is retried inside the client), so a pod
  * started before its broker would only show a readiness probe failing. One warning once the connection has been
- * missing for two checks in a row, a reminder every minute, and one line when it is back.
+ * missing for two checks in a row, a reminder every minute, and one line when it is back. The gauge
+ * {@code points_inbox_broker_connected{channel}} says the same to an alert: 1 while the inbound channel has its
+ * connection, 0 while it has none. (The Vert.x client's own {@code amqp_active_connections} cannot: it stays bound to
+ * the first connection's client and reads NaN once a reconnect has replaced it.)
  */
 @ApplicationScoped
 @Startup // created with the application, so that a pod that never had a connection counts from its start
@@ -53,6 +60,19 @@ public class BrokerConnectionWatch {
                 String.class));
     }
 
+    void register(@Observes StartupEvent event, MeterRegistry registry) {
+        Gauge.builder("points.inbox.broker.connected", this, watch -> watch.connected() ? 1 : 0)
+                .description("1 while the inbound channel has its connection to the AMQP broker, 0 while it has none")
+                .tag("channel", PointsGrantedConsumer.CHANNEL).strongReference(true).register(registry);
+    }
+
+    /** Whether the inbound channel has its connection to the broker now, as the connector's readiness reports it. */
+    boolean connected() {
+        return health.getReadiness().getChannels().stream()
+                .filter(info -> PointsGrantedConsumer.CHANNEL.equals(info.getChannel()))
+                .allMatch(HealthReport.ChannelInfo::isOk);
+    }
+
     /** Since when the inbound channel has had no connection, as seen by the last checks; empty while it has one. */
     public Optional<Instant> missingSince() {
         return Optional.ofNullable(missingSince);
@@ -63,9 +83,7 @@ public class BrokerConnectionWatch {
         if (consumption.stopping()) {
             return;
         }
-        boolean connected = health.getReadiness().getChannels().stream()
-                .filter(info -> PointsGrantedConsumer.CHANNEL.equals(info.getChannel()))
-                .allMatch(HealthReport.ChannelInfo::isOk);
+        boolean connected = connected();
         Instant now = Instant.now();
         if (connected) {
             if (missingSince != null && remindedAt != null) {

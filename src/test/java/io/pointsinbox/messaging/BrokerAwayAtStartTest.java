@@ -5,6 +5,7 @@ import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -25,6 +26,7 @@ import io.pointsinbox.support.AmqpTestClient;
 import io.pointsinbox.support.ArtemisTestResource;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
+import io.pointsinbox.support.Metrics;
 import io.pointsinbox.support.TcpProxy;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.quarkus.test.junit.QuarkusTest;
@@ -91,9 +93,12 @@ class BrokerAwayAtStartTest extends InboxTestBase {
         await("the missing connection noticed").atMost(Duration.ofSeconds(20))
                 .until(() -> watch.missingSince().isPresent());
         given().get("/q/health/live").then().statusCode(200);
+        assertEquals(0.0, brokerConnectedGauge(), "points_inbox_broker_connected while the broker is away");
         BrokerLink.proxy.restore();
         await("ready once the broker answers").atMost(Duration.ofSeconds(30))
                 .until(() -> given().get("/q/health/ready").statusCode() == 200);
+        await("the gauge up once the broker answers").atMost(Duration.ofSeconds(10))
+                .until(() -> brokerConnectedGauge() == 1.0);
         await("the connection seen back").atMost(Duration.ofSeconds(20))
                 .until(() -> watch.missingSince().isEmpty());
 
@@ -105,6 +110,18 @@ class BrokerAwayAtStartTest extends InboxTestBase {
         await("applied").atMost(Duration.ofSeconds(30)).until(() -> Ledger.balance(CONSUMER, 808) == 8);
         await("the poison message dead-lettered").atMost(Duration.ofSeconds(30)).until(() -> deadLettered() == 1);
         given().get("/q/health/live").then().statusCode(200);
+    }
+
+    /**
+     * The service's own gauge of the inbound connection, read as a scraper would. Unlike the Vert.x client's
+     * {@code amqp_active_connections}, which reads NaN once a reconnect has replaced the client it was bound to, it
+     * follows every loss and return.
+     */
+    private static double brokerConnectedGauge() {
+        double value = Metrics.find(given().get("/q/metrics").then().statusCode(200).extract().asString(),
+                "points_inbox_broker_connected", "channel=\"points-granted\"");
+        assertFalse(Double.isNaN(value), "points_inbox_broker_connected{channel=\"points-granted\"} is exported");
+        return value;
     }
 
     @Test
@@ -137,9 +154,11 @@ class BrokerAwayAtStartTest extends InboxTestBase {
             await("a warning naming the broker").atMost(Duration.ofSeconds(30)).until(() -> logged.stream()
                     .anyMatch(line -> line.startsWith("WARN No connection to the AMQP broker at " + broker
                             + " (channel points-granted) for ")));
+            assertEquals(0.0, brokerConnectedGauge(), "points_inbox_broker_connected once the connection is lost");
             BrokerLink.proxy.restore();
             await("its return logged").atMost(Duration.ofSeconds(30)).until(() -> logged.stream()
                     .anyMatch(line -> line.startsWith("INFO The AMQP broker at " + broker + " answers again")));
+            assertEquals(1.0, brokerConnectedGauge(), "points_inbox_broker_connected after a reconnect");
             assertEquals(1, logged.stream().filter(line -> line.startsWith("WARN")).count(),
                     "one warning for a short outage: " + logged);
         } finally {
