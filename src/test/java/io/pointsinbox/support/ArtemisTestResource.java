@@ -8,10 +8,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.activemq.artemis.api.core.QueueConfiguration;
+import org.apache.activemq.artemis.api.core.RoutingType;
 import org.apache.activemq.artemis.api.core.SimpleString;
 import org.apache.activemq.artemis.api.core.management.QueueControl;
 import org.apache.activemq.artemis.api.core.management.ResourceNames;
 import org.apache.activemq.artemis.core.config.Configuration;
+import org.apache.activemq.artemis.core.config.CoreAddressConfiguration;
 import org.apache.activemq.artemis.core.server.MessageReference;
 import org.apache.activemq.artemis.core.server.Queue;
 import org.apache.activemq.artemis.core.server.embedded.EmbeddedActiveMQ;
@@ -33,6 +36,13 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
     public static final int MAX_DELIVERY_ATTEMPTS = 3;
     /** An address that refuses every message once it holds one (FAIL policy): a dead-letter address that is full. */
     public static final String FULL = "points-full";
+    /**
+     * A MULTICAST address with one durable queue per logical consumer, {@link #FANOUT_QUEUES}: every message sent to it
+     * is copied to each queue, and a consumer reads its own as {@code points-fanout::<queue>}.
+     */
+    public static final String FANOUT = "points-fanout";
+    public static final List<String> FANOUT_QUEUES = List.of("fanout-ledger", "fanout-audit");
+
     /** An address no one consumes from, where {@link #preload} stages a backlog. */
     private static final String STAGING = "points-staging";
 
@@ -106,8 +116,17 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
                         .setMaxSizeBytes(1)
                         .setAddressFullMessagePolicy(AddressFullMessagePolicy.FAIL))
                 .addAddressConfiguration(EmbeddedArtemis.anycast(FULL))
-                .addAddressConfiguration(EmbeddedArtemis.anycast(STAGING));
+                .addAddressConfiguration(EmbeddedArtemis.anycast(STAGING))
+                .addAddressConfiguration(fanout());
         return EmbeddedArtemis.start(configuration);
+    }
+
+    private static CoreAddressConfiguration fanout() {
+        CoreAddressConfiguration address = new CoreAddressConfiguration().setName(FANOUT)
+                .addRoutingType(RoutingType.MULTICAST);
+        FANOUT_QUEUES.forEach(queue -> address.addQueueConfiguration(QueueConfiguration.of(queue).setAddress(FANOUT)
+                .setRoutingType(RoutingType.MULTICAST).setDurable(true)));
+        return address;
     }
 
     /**

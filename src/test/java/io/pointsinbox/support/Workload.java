@@ -43,6 +43,11 @@ public final class Workload {
         return messages;
     }
 
+    /** Each user's balance once every unique message has been applied exactly once. */
+    public Map<Long, Long> expectedBalances() {
+        return Collections.unmodifiableMap(expectedBalances);
+    }
+
     public int unique() {
         return unique;
     }
