@@ -78,7 +78,7 @@ public class UserPointsResource {
     public List<Grant> grants(@PathParam("userId") String userIdParameter,
             @QueryParam("limit") @DefaultValue("" + DEFAULT_LIMIT) String limitParameter) {
         long userId = userId(userIdParameter);
-        long limit = integer("limit", limitParameter);
+        long limit = integer("limit", limitParameter, "must be between 1 and " + MAX_LIMIT);
         if (limit < 1 || limit > MAX_LIMIT) {
             throw new InvalidParameterException("limit", "limit must be between 1 and " + MAX_LIMIT + ", got " + limit);
         }
@@ -89,19 +89,28 @@ public class UserPointsResource {
     }
 
     private static long userId(String value) {
-        long userId = integer("userId", value);
+        long userId = integer("userId", value, "must be a positive integer up to " + Long.MAX_VALUE);
         if (userId < 1) {
             throw new InvalidParameterException("userId", "userId must be a positive integer, got " + userId);
         }
         return userId;
     }
 
-    private static long integer(String name, String value) {
+    /** The parameter as a long; {@code range} is the reason given for an integer too large for one. */
+    private static long integer(String name, String value, String range) {
+        String text = value.strip();
         try {
-            return Long.parseLong(value.strip());
+            return Long.parseLong(text);
         } catch (NumberFormatException e) {
-            throw new InvalidParameterException(name, name + " must be an integer, got '" + value + "'");
+            if (text.matches("[+-]?[0-9]{1,1000}")) {
+                throw new InvalidParameterException(name, name + " " + range + ", got " + abbreviate(text));
+            }
+            throw new InvalidParameterException(name, name + " must be an integer, got '" + abbreviate(value) + "'");
         }
+    }
+
+    private static String abbreviate(String text) {
+        return text.length() <= 64 ? text : text.substring(0, 64) + "...";
     }
 
     /** A path or query parameter that is not what the endpoint accepts: a 400 naming it. */
