@@ -21,6 +21,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 import io.pointsinbox.config.PointsConfig;
+import io.pointsinbox.contract.EnvelopeReader;
 import io.pointsinbox.points.PointGrant;
 import io.pointsinbox.points.UserPoints;
 
@@ -78,9 +79,10 @@ public class UserPointsResource {
     public List<Grant> grants(@PathParam("userId") String userIdParameter,
             @QueryParam("limit") @DefaultValue("" + DEFAULT_LIMIT) String limitParameter) {
         long userId = userId(userIdParameter);
-        long limit = integer("limit", limitParameter, "must be between 1 and " + MAX_LIMIT);
+        String rule = "must be between 1 and " + MAX_LIMIT;
+        long limit = integer("limit", limitParameter, rule);
         if (limit < 1 || limit > MAX_LIMIT) {
-            throw new InvalidParameterException("limit", "limit must be between 1 and " + MAX_LIMIT + ", got " + limit);
+            throw new InvalidParameterException("limit", "limit " + rule + ", got " + limit);
         }
         return PointGrant.newestFirst(config.consumer(), userId, (int) limit).stream()
                 .map(grant -> new Grant(grant.messageId, grant.kind.name().toLowerCase(Locale.ROOT), grant.amount,
@@ -103,14 +105,10 @@ public class UserPointsResource {
             return Long.parseLong(text);
         } catch (NumberFormatException e) {
             if (text.matches("[+-]?[0-9]{1,1000}")) {
-                throw new InvalidParameterException(name, name + " " + range + ", got " + abbreviate(text));
+                throw new InvalidParameterException(name, name + " " + range + ", got " + EnvelopeReader.abbreviate(text));
             }
-            throw new InvalidParameterException(name, name + " must be an integer, got '" + abbreviate(value) + "'");
+            throw new InvalidParameterException(name, name + " must be an integer, got '" + EnvelopeReader.abbreviate(value) + "'");
         }
-    }
-
-    private static String abbreviate(String text) {
-        return text.length() <= 64 ? text : text.substring(0, 64) + "...";
     }
 
     /** A path or query parameter that is not what the endpoint accepts: a 400 naming it. */

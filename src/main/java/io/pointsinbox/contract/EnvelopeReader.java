@@ -320,7 +320,8 @@ public class EnvelopeReader {
         }
     }
 
-    private static String abbreviate(String text) {
+    /** A value quoted in a refusal, cut to 64 characters so that a reason stays one readable line. */
+    public static String abbreviate(String text) {
         return text.length() <= 64 ? text : text.substring(0, 64) + "...";
     }
 }

@@ -44,7 +44,7 @@ final class AmqpMessageIds {
         }
         String type = AmqpTypes.name(id);
         String value = String.valueOf(id);
-        throw refused("the " + type + " " + (value.length() <= 64 ? value : value.substring(0, 64) + "..."));
+        throw refused("the " + type + " " + EnvelopeReader.abbreviate(value));
     }
 
     private static InvalidEnvelopeException refused(String what) {
