@@ -7,7 +7,8 @@ import jakarta.interceptor.InvocationContext;
 
 /**
  * Runs outside the transaction interceptor ({@code PLATFORM_BEFORE + 200}), so that a delivery waiting for the
- * database holds no transaction and no connection.
+ * database holds no transaction and no connection: before its transaction while the gate is closed, and after a
+ * failure until the probe has judged the database, so that its redelivery meets the closed gate.
  */
 @AwaitsDatabase
 @Interceptor
@@ -25,6 +26,10 @@ class AwaitsDatabaseInterceptor {
         consumption.enterHandler();
         try {
             return invocation.proceed();
+        } catch (Exception | Error failure) {
+            // Rolled back, holding no connection: the message goes back only once the gate reflects the database.
+            consumption.awaitDatabaseVerdict();
+            throw failure;
         } finally {
             consumption.leaveHandler();
         }

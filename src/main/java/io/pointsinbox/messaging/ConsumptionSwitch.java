@@ -34,8 +34,8 @@ import io.smallrye.reactive.messaging.PausableChannel;
 
 /**
  * The one place that decides whether deliveries run. Two signals hold them: a failed delivery whose database does not
- * answer, and shutdown. Both come from explicit calls: the consumer reports its failures ({@link #deliveryFailed()}),
- * the lifecycle its events.
+ * answer, and shutdown. Both come from explicit calls: {@link AwaitsDatabase} reports every failed delivery
+ * ({@link #awaitDatabaseVerdict()}), the lifecycle its events.
  * <p>
  * A database outage closes a gate in front of every delivery's transaction ({@link AwaitsDatabase}): the deliveries
  * in flight, at most {@code points.concurrency}, wait there until a probe finds the database again, and no further
@@ -65,9 +65,14 @@ public class ConsumptionSwitch {
     private final AtomicInteger inHandler = new AtomicInteger();
     private final AtomicInteger mostInHandler = new AtomicInteger();
     /** Complete while the database answers; a new, incomplete one while it does not. */
+    /** Longest a failed delivery waits for the probe: its connection attempt and its 5 s query timeout. */
+    private static final long VERDICT_WAIT_SECONDS = 12;
+
     private volatile CompletableFuture<Void> databaseBack = CompletableFuture.completedFuture(null);
     private final AtomicBoolean stopping = new AtomicBoolean();
     private final AtomicBoolean probing = new AtomicBoolean();
+    /** Completed once the current round of probes has judged the database a first time (and closed the gate if down). */
+    private volatile CompletableFuture<Void> firstVerdict = CompletableFuture.completedFuture(null);
     private volatile boolean drained;
     private final ScheduledExecutorService prober = Executors.newSingleThreadScheduledExecutor(runnable -> {
         Thread thread = new Thread(runnable, "points-database-probe");
@@ -152,15 +157,33 @@ public class ConsumptionSwitch {
     }
 
     /** A delivery failed and will be redelivered: if the database does not answer, pause until it does. */
-    void deliveryFailed() {
+    private void deliveryFailed() {
         if (!stopping.get() && probing.compareAndSet(false, true)) {
+            firstVerdict = new CompletableFuture<>();
             prober.execute(this::probe);
+        }
+    }
+
+    /**
+     * Called by a failed delivery once its transaction has rolled back, before it goes back to the broker: waits
+     * (bounded) until the probe has judged the database. Otherwise a broker that redelivers at once could spend all
+     * of a message's attempts on fast failures (a refused connection) before the probe had closed the gate.
+     */
+    void awaitDatabaseVerdict() {
+        deliveryFailed();
+        try {
+            firstVerdict.get(VERDICT_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            // the failure goes back to the broker as it is
         }
     }
 
     private void probe() {
         if (stopping.get()) {
             probing.set(false);
+            firstVerdict.complete(null);
             return;
         }
         CompletableFuture<Void> gate = databaseBack;
@@ -170,6 +193,7 @@ public class ConsumptionSwitch {
                 gate.complete(null);
                 LOG.info("Database reachable again: AMQP consumption resumed");
             }
+            firstVerdict.complete(null);
             return;
         }
         if (gate.isDone()) {
@@ -177,6 +201,7 @@ public class ConsumptionSwitch {
             LOG.warnf("Database unreachable: AMQP consumption paused, deliveries wait; probing every %d ms",
                     retryMillis);
         }
+        firstVerdict.complete(null);
         prober.schedule(this::probe, retryMillis, TimeUnit.MILLISECONDS);
     }
 

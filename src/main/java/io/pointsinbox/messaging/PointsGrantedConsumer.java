@@ -53,13 +53,9 @@ public class PointsGrantedConsumer {
     @Transactional
     public void onMessage(Object convertedBody, IncomingAmqpMetadata amqp) {
         consumption.deliveryStarted();
-        try {
-            consume(amqp);
-        } catch (RuntimeException e) {
-            // The transaction rolls back and the connector hands the message back: maybe the database is gone.
-            consumption.deliveryFailed();
-            throw e;
-        }
+        // A failure rolls the transaction back; @AwaitsDatabase then has the database probed before the message goes
+        // back to the broker.
+        consume(amqp);
     }
 
     private void consume(IncomingAmqpMetadata amqp) {
