@@ -64,10 +64,10 @@ public class ConsumptionSwitch {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger inHandler = new AtomicInteger();
     private final AtomicInteger mostInHandler = new AtomicInteger();
-    /** Complete while the database answers; a new, incomplete one while it does not. */
     /** Longest a failed delivery waits for the probe: its connection attempt and its 5 s query timeout. */
     private static final long VERDICT_WAIT_SECONDS = 12;
 
+    /** Complete while the database answers; a new, incomplete one while it does not. */
     private volatile CompletableFuture<Void> databaseBack = CompletableFuture.completedFuture(null);
     private final AtomicBoolean stopping = new AtomicBoolean();
     private final AtomicBoolean probing = new AtomicBoolean();
