@@ -41,7 +41,7 @@ public class InboxMetrics {
     public static final List<String> DUPLICATE_CLASSES = List.of("in_flight", "redelivery",
             "id_conflict");
     static final List<String> OUTCOMES = List.of("processed", "insufficient_balance", "duplicate",
-            "id_conflict", "rejected", "too_old", "failed");
+            "id_conflict", "rejected", "too_old", "undecodable", "failed");
 
     private final MeterRegistry registry;
     private final TransactionSynchronizationRegistry transactions;
@@ -132,7 +132,7 @@ public class InboxMetrics {
         count(consumer, "failed", startNanos);
     }
 
-    /** A message rejected before it reached the inbox (poison, bad HTTP input, or too old). */
+    /** A message rejected before it reached the inbox (poison, bad HTTP input, too old, or not valid AMQP). */
     public void rejected(String consumer) {
         rejected(consumer, "rejected");
     }

@@ -1,0 +1,123 @@
+package io.pointsinbox.messaging;
+
+import static io.pointsinbox.support.AmqpTestClient.grant;
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+
+import org.apache.activemq.artemis.core.server.Queue;
+import org.apache.qpid.proton.codec.WritableBuffer;
+import org.apache.qpid.proton.message.Message;
+import org.apache.qpid.proton.message.impl.MessageImpl;
+import org.jboss.logmanager.ExtLogRecord;
+import org.junit.jupiter.api.Test;
+
+import io.pointsinbox.support.AmqpTestClient;
+import io.pointsinbox.support.ArtemisTestResource;
+import io.pointsinbox.support.InboxTestBase;
+import io.pointsinbox.support.Ledger;
+import io.pointsinbox.support.MetricsDelta;
+import io.quarkus.test.junit.QuarkusTest;
+
+/**
+ * Deliveries whose bytes are not valid AMQP, sent as a client that writes its own encoding could: the broker accepts
+ * them (it decodes the properties, not the body), and the AMQP library under the connector cannot read them. Each one
+ * is counted and logged as a warning, the broker keeps it, and the messages after it are applied.
+ */
+@QuarkusTest
+class UndecodableDeliveryTest extends InboxTestBase {
+
+    @Test
+    void aDeliveryThatIsNotValidAmqpIsCountedWarnedAboutAndLeftWithTheBroker() {
+        MetricsDelta counted = MetricsDelta.start();
+        List<String> warnings = new CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                String text = record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage();
+                warnings.add(record.getLevel() + " " + text);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(UndecodableDeliveries.class.getName());
+        logger.addHandler(capture);
+        UUID valid = UUID.randomUUID();
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            // An amqp-value section whose value starts with 0xff, a type code AMQP does not define.
+            sender.send(new Raw(UUID.randomUUID(), new byte[] { 0x00, 0x53, 0x77, (byte) 0xff, 1, 2, 3 }));
+            // An amqp-value section holding a string that declares 50 bytes and has 3.
+            sender.send(new Raw(UUID.randomUUID(), new byte[] { 0x00, 0x53, 0x77, (byte) 0xa1, 50, 'a', 'b', 'c' }));
+            sender.sendText(grant(valid, 88, 8));
+
+            awaitCounter("undecodable", 2, counted);
+            await("the grant sent after them").atMost(Duration.ofSeconds(30))
+                    .until(() -> Ledger.balance(CONSUMER, 88) == 8);
+            await("two warnings").atMost(Duration.ofSeconds(10)).until(() -> warnings.size() >= 2);
+            assertEquals(2, warnings.size(), "one warning each: " + warnings);
+            for (String warning : warnings) {
+                assertTrue(warning.startsWith("WARN A delivery on points-granted is not valid AMQP and could not be"
+                        + " read ("), warning);
+                assertTrue(warning.contains("moves it to its dead-letter address once receivers have failed it"
+                        + " max-delivery-attempts times"), warning);
+            }
+
+            Queue queue = ArtemisTestResource.queue(ArtemisTestResource.ADDRESS);
+            await("both kept by the broker, settled").atMost(Duration.ofSeconds(10))
+                    .until(() -> queue.getMessageCount() == 2 && queue.getDeliveringCount() == 0);
+            assertEquals(1, ArtemisTestResource.highestDeliveryCount(ArtemisTestResource.ADDRESS),
+                    "handed back as a failed delivery: counted by the broker");
+            assertEquals(0, deadLettered(), "not copied by the service, which never had their bytes");
+            assertEquals(0, counted.messages(CONSUMER, "failed"));
+            assertEquals(1, counted.messages(CONSUMER, "processed"));
+            assertEquals(0, Ledger.inboxRows(CONSUMER) - 1, "only the valid grant claimed an inbox row");
+            given().get("/q/health/ready").then().statusCode(200);
+        } finally {
+            logger.removeHandler(capture);
+            try {
+                ArtemisTestResource.purge(ArtemisTestResource.ADDRESS);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    /** A message whose properties carry a message-id and whose body section is the given bytes, as they are. */
+    private static final class Raw extends MessageImpl {
+
+        private final byte[] body;
+
+        @SuppressWarnings("deprecation") // Message.Factory cannot make a subclass; the constructor is still public
+        Raw(UUID messageId, byte[] body) {
+            this.body = body;
+            setMessageId(messageId.toString());
+        }
+
+        @Override
+        public int encode(WritableBuffer buffer) {
+            int start = buffer.position();
+            Message properties = Message.Factory.create();
+            properties.setMessageId(getMessageId());
+            byte[] head = new byte[1024];
+            head = Arrays.copyOf(head, properties.encode(head, 0, head.length));
+            buffer.put(head, 0, head.length);
+            buffer.put(body, 0, body.length);
+            return buffer.position() - start;
+        }
+    }
+}
