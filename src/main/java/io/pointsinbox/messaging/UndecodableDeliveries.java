@@ -4,8 +4,10 @@ import java.util.logging.Handler;
 import java.util.logging.LogRecord;
 
 import jakarta.annotation.PreDestroy;
+import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import jakarta.interceptor.Interceptor;
 
 import org.jboss.logging.Logger;
 
@@ -62,7 +64,8 @@ public class UndecodableDeliveries {
         this.config = config;
     }
 
-    void onStart(@Observes StartupEvent event) {
+    /** Before the messaging channels start (they do on this event too), so that a backlog's first delivery is seen. */
+    void onStart(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) StartupEvent event) {
         java.util.logging.Logger.getLogger(LIBRARY_LOGGER).addHandler(handler);
     }
 

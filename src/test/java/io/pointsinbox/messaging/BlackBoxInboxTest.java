@@ -21,6 +21,7 @@ import io.pointsinbox.support.BrokerTestBase;
 import io.pointsinbox.support.Ledger;
 import io.pointsinbox.support.MetricsDelta;
 import io.pointsinbox.support.ParallelSenders;
+import io.pointsinbox.support.RawAmqpMessage;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 
@@ -73,6 +74,31 @@ public class BlackBoxInboxTest extends BrokerTestBase {
         String reason = ArtemisTestResource.browse(ArtemisTestResource.DEAD_LETTER, DeadLetters.REASON).get(0);
         assertTrue(reason.startsWith("payload.amount:"), reason);
         assertEquals(0, Ledger.totalRows("inbox_message"), "nothing stored");
+    }
+
+    /**
+     * Bytes that are not valid AMQP never reach the connector (see {@link UndecodableDeliveries}): as packaged, the
+     * library's decode failure is still counted, the broker keeps the message, and the grant after it is applied.
+     */
+    @Test
+    void aDeliveryThatIsNotValidAmqpIsCountedAndLeftWithTheBroker() throws Exception {
+        MetricsDelta counted = MetricsDelta.start();
+        UUID valid = UUID.randomUUID();
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.send(new RawAmqpMessage(UUID.randomUUID(), RawAmqpMessage.UNKNOWN_TYPE_CODE));
+            sender.sendText(grant(valid, 15, 5));
+        }
+        try {
+            awaitCounter("undecodable", 1, counted);
+            await("the grant after it").atMost(Duration.ofSeconds(30)).until(() -> Ledger.balance(CONSUMER, 15) == 5);
+            await("kept by the broker, settled").atMost(Duration.ofSeconds(10)).until(() -> ArtemisTestResource.queue(
+                    ArtemisTestResource.ADDRESS).getMessageCount() == 1
+                    && ArtemisTestResource.queue(ArtemisTestResource.ADDRESS).getDeliveringCount() == 0);
+            assertEquals(1, counted.messages(CONSUMER, "undecodable"));
+            assertEquals(0, counted.messages(CONSUMER, "failed"));
+        } finally {
+            ArtemisTestResource.purge(ArtemisTestResource.ADDRESS);
+        }
     }
 
     @Test

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -15,9 +14,6 @@ import java.util.logging.Handler;
 import java.util.logging.LogRecord;
 
 import org.apache.activemq.artemis.core.server.Queue;
-import org.apache.qpid.proton.codec.WritableBuffer;
-import org.apache.qpid.proton.message.Message;
-import org.apache.qpid.proton.message.impl.MessageImpl;
 import org.jboss.logmanager.ExtLogRecord;
 import org.junit.jupiter.api.Test;
 
@@ -26,6 +22,7 @@ import io.pointsinbox.support.ArtemisTestResource;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
 import io.pointsinbox.support.MetricsDelta;
+import io.pointsinbox.support.RawAmqpMessage;
 import io.quarkus.test.junit.QuarkusTest;
 
 /**
@@ -59,10 +56,8 @@ class UndecodableDeliveryTest extends InboxTestBase {
         logger.addHandler(capture);
         UUID valid = UUID.randomUUID();
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
-            // An amqp-value section whose value starts with 0xff, a type code AMQP does not define.
-            sender.send(new Raw(UUID.randomUUID(), new byte[] { 0x00, 0x53, 0x77, (byte) 0xff, 1, 2, 3 }));
-            // An amqp-value section holding a string that declares 50 bytes and has 3.
-            sender.send(new Raw(UUID.randomUUID(), new byte[] { 0x00, 0x53, 0x77, (byte) 0xa1, 50, 'a', 'b', 'c' }));
+            sender.send(new RawAmqpMessage(UUID.randomUUID(), RawAmqpMessage.UNKNOWN_TYPE_CODE));
+            sender.send(new RawAmqpMessage(UUID.randomUUID(), RawAmqpMessage.STRING_CUT_SHORT));
             sender.sendText(grant(valid, 88, 8));
 
             awaitCounter("undecodable", 2, counted);
@@ -94,30 +89,6 @@ class UndecodableDeliveryTest extends InboxTestBase {
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
-        }
-    }
-
-    /** A message whose properties carry a message-id and whose body section is the given bytes, as they are. */
-    private static final class Raw extends MessageImpl {
-
-        private final byte[] body;
-
-        @SuppressWarnings("deprecation") // Message.Factory cannot make a subclass; the constructor is still public
-        Raw(UUID messageId, byte[] body) {
-            this.body = body;
-            setMessageId(messageId.toString());
-        }
-
-        @Override
-        public int encode(WritableBuffer buffer) {
-            int start = buffer.position();
-            Message properties = Message.Factory.create();
-            properties.setMessageId(getMessageId());
-            byte[] head = new byte[1024];
-            head = Arrays.copyOf(head, properties.encode(head, 0, head.length));
-            buffer.put(head, 0, head.length);
-            buffer.put(body, 0, body.length);
-            return buffer.position() - start;
         }
     }
 }

@@ -1,0 +1,40 @@
+package io.pointsinbox.support;
+
+import java.util.Arrays;
+import java.util.UUID;
+
+import org.apache.qpid.proton.codec.WritableBuffer;
+import org.apache.qpid.proton.message.Message;
+import org.apache.qpid.proton.message.impl.MessageImpl;
+
+/**
+ * A message whose properties carry a message-id and whose body is the given bytes, sent as they are: what a client
+ * that writes its own encoding can put on the wire, valid AMQP or not.
+ */
+public final class RawAmqpMessage extends MessageImpl {
+
+    /** An amqp-value section whose value starts with 0xff, a type code AMQP does not define. */
+    public static final byte[] UNKNOWN_TYPE_CODE = { 0x00, 0x53, 0x77, (byte) 0xff, 1, 2, 3 };
+    /** An amqp-value section holding a string that declares 50 bytes and has 3. */
+    public static final byte[] STRING_CUT_SHORT = { 0x00, 0x53, 0x77, (byte) 0xa1, 50, 'a', 'b', 'c' };
+
+    private final byte[] body;
+
+    @SuppressWarnings("deprecation") // Message.Factory cannot make a subclass; the constructor is still public
+    public RawAmqpMessage(UUID messageId, byte[] body) {
+        this.body = body.clone();
+        setMessageId(messageId.toString());
+    }
+
+    @Override
+    public int encode(WritableBuffer buffer) {
+        int start = buffer.position();
+        Message properties = Message.Factory.create();
+        properties.setMessageId(getMessageId());
+        byte[] head = new byte[1024];
+        head = Arrays.copyOf(head, properties.encode(head, 0, head.length));
+        buffer.put(head, 0, head.length);
+        buffer.put(body, 0, body.length);
+        return buffer.position() - start;
+    }
+}
