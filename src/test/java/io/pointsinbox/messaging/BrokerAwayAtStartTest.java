@@ -12,13 +12,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
 
 import jakarta.inject.Inject;
 
-import org.jboss.logmanager.ExtLogRecord;
 
 import org.junit.jupiter.api.Test;
 
@@ -26,6 +22,7 @@ import io.pointsinbox.support.AmqpTestClient;
 import io.pointsinbox.support.ArtemisTestResource;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
+import io.pointsinbox.support.LogCapture;
 import io.pointsinbox.support.Metrics;
 import io.pointsinbox.support.TcpProxy;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
@@ -130,25 +127,8 @@ class BrokerAwayAtStartTest extends InboxTestBase {
             BrokerLink.proxy.restore();
             return given().get("/q/health/ready").statusCode() == 200 && watch.missingSince().isEmpty();
         });
-        List<String> logged = new CopyOnWriteArrayList<>();
-        Handler capture = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                String text = record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage();
-                logged.add(record.getLevel() + " " + text);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(BrokerConnectionWatch.class.getName());
-        logger.addHandler(capture);
-        try {
+        try (LogCapture capture = LogCapture.of(BrokerConnectionWatch.class)) {
+            List<String> logged = capture.lines();
             BrokerLink.proxy.cut();
             String broker = "127.0.0.1:" + BrokerLink.proxy.port();
             await("a warning naming the broker").atMost(Duration.ofSeconds(30)).until(() -> logged.stream()
@@ -162,7 +142,6 @@ class BrokerAwayAtStartTest extends InboxTestBase {
             assertEquals(1, logged.stream().filter(line -> line.startsWith("WARN")).count(),
                     "one warning for a short outage: " + logged);
         } finally {
-            logger.removeHandler(capture);
             BrokerLink.proxy.restore();
         }
     }

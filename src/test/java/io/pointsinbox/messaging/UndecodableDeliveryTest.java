@@ -9,18 +9,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
 
 import org.apache.activemq.artemis.core.server.Queue;
-import org.jboss.logmanager.ExtLogRecord;
 import org.junit.jupiter.api.Test;
 
 import io.pointsinbox.support.AmqpTestClient;
 import io.pointsinbox.support.ArtemisTestResource;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
+import io.pointsinbox.support.LogCapture;
 import io.pointsinbox.support.MetricsDelta;
 import io.pointsinbox.support.RawAmqpMessage;
 import io.quarkus.test.junit.QuarkusTest;
@@ -36,26 +33,10 @@ class UndecodableDeliveryTest extends InboxTestBase {
     @Test
     void aDeliveryThatIsNotValidAmqpIsCountedWarnedAboutAndLeftWithTheBroker() {
         MetricsDelta counted = MetricsDelta.start();
-        List<String> warnings = new CopyOnWriteArrayList<>();
-        Handler capture = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                String text = record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage();
-                warnings.add(record.getLevel() + " " + text);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(UndecodableDeliveries.class.getName());
-        logger.addHandler(capture);
         UUID valid = UUID.randomUUID();
-        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+        try (LogCapture capture = LogCapture.of(UndecodableDeliveries.class);
+                AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            List<String> warnings = capture.lines();
             sender.send(new RawAmqpMessage(UUID.randomUUID(), RawAmqpMessage.UNKNOWN_TYPE_CODE));
             sender.send(new RawAmqpMessage(UUID.randomUUID(), RawAmqpMessage.STRING_CUT_SHORT));
             sender.sendText(grant(valid, 88, 8));
@@ -83,7 +64,6 @@ class UndecodableDeliveryTest extends InboxTestBase {
             assertEquals(0, Ledger.inboxRows(CONSUMER) - 1, "only the valid grant claimed an inbox row");
             given().get("/q/health/ready").then().statusCode(200);
         } finally {
-            logger.removeHandler(capture);
             try {
                 ArtemisTestResource.purge(ArtemisTestResource.ADDRESS);
             } catch (Exception e) {
