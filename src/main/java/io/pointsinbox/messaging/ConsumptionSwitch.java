@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -156,12 +157,17 @@ public class ConsumptionSwitch {
         });
     }
 
-    /** A delivery failed and will be redelivered: if the database does not answer, pause until it does. */
-    private void deliveryFailed() {
+    /**
+     * A delivery failed and will be redelivered: if the database does not answer, pause until it does. Returns the
+     * verdict of the round of probes this failure joins. Synchronized so that a failure arriving while another starts a
+     * round waits for that round's verdict, not the previous one's (a failure path only, never held while blocking).
+     */
+    private synchronized CompletableFuture<Void> deliveryFailed() {
         if (!stopping.get() && probing.compareAndSet(false, true)) {
             firstVerdict = new CompletableFuture<>();
             prober.execute(this::probe);
         }
+        return firstVerdict;
     }
 
     /**
@@ -170,30 +176,32 @@ public class ConsumptionSwitch {
      * of a message's attempts on fast failures (a refused connection) before the probe had closed the gate.
      */
     void awaitDatabaseVerdict() {
-        deliveryFailed();
+        CompletableFuture<Void> verdict = deliveryFailed();
         try {
-            firstVerdict.get(VERDICT_WAIT_SECONDS, TimeUnit.SECONDS);
+            verdict.get(VERDICT_WAIT_SECONDS, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
             // the failure goes back to the broker as it is
         }
     }
 
     private void probe() {
+        // This round's verdict: the field changes only once the round ends (probing false) and another begins.
+        CompletableFuture<Void> verdict = firstVerdict;
         if (stopping.get()) {
+            verdict.complete(null);
             probing.set(false);
-            firstVerdict.complete(null);
             return;
         }
         CompletableFuture<Void> gate = databaseBack;
         if (databaseAnswers()) {
-            probing.set(false);
             if (!gate.isDone()) {
                 gate.complete(null);
                 LOG.info("Database reachable again: AMQP consumption resumed");
             }
-            firstVerdict.complete(null);
+            verdict.complete(null);
+            probing.set(false);
             return;
         }
         if (gate.isDone()) {
@@ -201,7 +209,7 @@ public class ConsumptionSwitch {
             LOG.warnf("Database unreachable: AMQP consumption paused, deliveries wait; probing every %d ms",
                     retryMillis);
         }
-        firstVerdict.complete(null);
+        verdict.complete(null);
         prober.schedule(this::probe, retryMillis, TimeUnit.MILLISECONDS);
     }
 
