@@ -18,34 +18,29 @@ final class AmqpBodies {
     private AmqpBodies() {
     }
 
+    /**
+     * The body's bytes. A body that declares a content coding ({@link ContentCodings}: gzip, deflate, ...) is refused
+     * whatever its bytes, as over HTTP: read as plain JSON, a body labelled compressed would be applied by this
+     * service and unreadable to every reader that honours the label.
+     */
     static byte[] bytes(IncomingAmqpMetadata metadata) {
         Section body = metadata.getMessage().unwrap().getBody();
+        byte[] bytes;
         if (body instanceof Data data) {
-            return bytes(data.getValue());
+            bytes = bytes(data.getValue());
+        } else if (body instanceof AmqpValue value && value.getValue() instanceof String text) {
+            bytes = text.getBytes(StandardCharsets.UTF_8);
+        } else if (body instanceof AmqpValue value && value.getValue() instanceof Binary binary) {
+            bytes = bytes(binary);
+        } else {
+            throw new InvalidEnvelopeException("body", "must be JSON in a data section or an AMQP string or binary "
+                    + "value, got " + describe(body));
         }
-        if (body instanceof AmqpValue value && value.getValue() instanceof String text) {
-            return text.getBytes(StandardCharsets.UTF_8);
-        }
-        if (body instanceof AmqpValue value && value.getValue() instanceof Binary binary) {
-            return bytes(binary);
-        }
-        throw new InvalidEnvelopeException("body", "must be JSON in a data section or an AMQP string or binary value, "
-                + "got " + describe(body));
-    }
-
-    /**
-     * What to add to the reason of a body of bytes that could not be read when the sender declared a content coding
-     * ({@link ContentCodings}): the bytes are read as the JSON itself, so a compressed body only fails as "not UTF-8"
-     * or "malformed JSON".
-     */
-    static String encodingHint(InvalidEnvelopeException refusal, IncomingAmqpMetadata metadata) {
-        Section body = metadata.getMessage().unwrap().getBody();
-        boolean bytes = body instanceof Data || body instanceof AmqpValue value && value.getValue() instanceof Binary;
         String declared = metadata.getContentEncoding();
-        if (!bytes || !"body".equals(refusal.field()) || !ContentCodings.transformsTheBody(declared)) {
-            return "";
+        if (ContentCodings.transformsTheBody(declared)) {
+            throw new InvalidEnvelopeException("body", "content-encoding " + ContentCodings.notSupported(declared));
         }
-        return " (content-encoding " + ContentCodings.notSupported(declared) + ")";
+        return bytes;
     }
 
     private static String describe(Section body) {

@@ -68,7 +68,7 @@ public class PointsGrantedConsumer {
             envelope = reader.readWithTransportId(AmqpBodies.bytes(amqp),
                     () -> AmqpMessageIds.text(amqp.getMessage().unwrap().getMessageId()));
         } catch (InvalidEnvelopeException e) {
-            deadLetter(amqp, e.getMessage() + AmqpBodies.encodingHint(e, amqp), "rejected");
+            deadLetter(amqp, e.getMessage(), "rejected");
             return;
         }
         Instant created = Instant.ofEpochMilli(amqp.getCreationTime());

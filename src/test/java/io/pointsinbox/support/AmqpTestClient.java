@@ -1,10 +1,15 @@
 package io.pointsinbox.support;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.GZIPOutputStream;
 
 import io.vertx.amqp.AmqpClient;
 import io.vertx.amqp.AmqpClientOptions;
@@ -47,20 +52,20 @@ public final class AmqpTestClient implements AutoCloseable {
     }
 
     /** A redemption envelope, as a JSON string. */
-    /** A text gzip-compressed, as a sender that compresses its bodies would send it. */
-    public static byte[] gzip(String text) {
-        java.io.ByteArrayOutputStream compressed = new java.io.ByteArrayOutputStream();
-        try (java.util.zip.GZIPOutputStream out = new java.util.zip.GZIPOutputStream(compressed)) {
-            out.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-        return compressed.toByteArray();
-    }
-
     public static String redeem(UUID messageId, long userId, long amount) {
         return "{\"messageId\":\"" + messageId + "\",\"type\":\"PointsRedeemed.v1\",\"payload\":{\"userId\":"
                 + userId + ",\"amount\":" + amount + "}}";
+    }
+
+    /** A text gzip-compressed, as a sender that compresses its bodies would send it. */
+    public static byte[] gzip(String text) {
+        ByteArrayOutputStream compressed = new ByteArrayOutputStream();
+        try (GZIPOutputStream out = new GZIPOutputStream(compressed)) {
+            out.write(text.getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return compressed.toByteArray();
     }
 
     /** Sends a JSON text body as an AMQP string value, persistent, and waits for the broker to accept it. */
