@@ -38,6 +38,7 @@ public final class SettingTypes implements ConfigSourceInterceptor {
 
     private static final Map<String, Type> TYPES = Map.ofEntries(
             Map.entry("points.concurrency", Type.INTEGER), Map.entry("points.max-amount", Type.INTEGER),
+            Map.entry("points.prefetch", Type.INTEGER),
             Map.entry("points.dead-letter-timeout", Type.DURATION),
             Map.entry("points.database-retry-interval", Type.DURATION),
             Map.entry("points.batch.enabled", Type.BOOLEAN), Map.entry("points.batch.max-size", Type.INTEGER),
@@ -49,8 +50,13 @@ public final class SettingTypes implements ConfigSourceInterceptor {
             Map.entry("points.retention.broker-max-redelivery-delay", Type.DURATION),
             Map.entry("points.retention.redrive-horizon", Type.DURATION));
 
-    /** The mediator reads {@code ${points.concurrency}} during static initialisation, before any validation can run. */
-    private static final String WORKER_POOL = "smallrye.messaging.worker.<virtual-thread>.max-concurrency";
+    /**
+     * Read by the messaging extension before any validation can run: the mediator reads {@code ${points.concurrency}}
+     * during static initialisation, the connector {@code ${points.prefetch}} when it builds the channel. A value that
+     * is not a number is replaced there, and reported once, by the setting it comes from.
+     */
+    private static final List<String> DERIVED = List.of("smallrye.messaging.worker.<virtual-thread>.max-concurrency",
+            "mp.messaging.incoming.points-granted.initial-credits");
 
     private static final Map<String, String> PROBLEMS = new ConcurrentHashMap<>();
 
@@ -65,13 +71,13 @@ public final class SettingTypes implements ConfigSourceInterceptor {
             return value == null ? ConfigValue.builder().withName(name).withValue(StartupChecks.NO_KEY).build()
                     : value.withValue(StartupChecks.NO_KEY);
         }
-        Type type = WORKER_POOL.equals(name) ? Type.INTEGER : TYPES.get(name);
+        Type type = DERIVED.contains(name) ? Type.INTEGER : TYPES.get(name);
         // Some reads see the value before its ${...} expression is expanded; the expanded read is checked.
         if (type == null || value == null || value.getValue() == null || value.getValue().contains("${")
                 || valid(type, value.getValue())) {
             return value;
         }
-        if (!WORKER_POOL.equals(name)) {
+        if (!DERIVED.contains(name)) {
             String variable = name.toUpperCase(Locale.ROOT).replaceAll("[^A-Z0-9]", "_");
             PROBLEMS.put(name, variable + " (" + name + "=" + value.getValue() + ") must be " + type.description);
         }

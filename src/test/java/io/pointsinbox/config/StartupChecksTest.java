@@ -1,5 +1,6 @@
 package io.pointsinbox.config;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -70,6 +71,15 @@ class StartupChecksTest {
                 && perMessage.contains("POINTS_CONCURRENCY (points.concurrency=8)"), perMessage);
         String batched = StartupChecks.poolProblem(3, true, 64, 2).orElseThrow();
         assertTrue(batched.contains("POINTS_BATCH_THREADS (points.batch.threads=2)"), batched);
+    }
+
+    @Test
+    void aPrefetchBelowTheConcurrencyIsRefusedNamingBothSettings() {
+        String problem = StartupChecks.prefetchProblem(8, 16).orElseThrow();
+        assertEquals("POINTS_PREFETCH (points.prefetch=8) must be at least POINTS_CONCURRENCY (points.concurrency=16)",
+                problem);
+        assertTrue(StartupChecks.prefetchProblem(16, 16).isEmpty());
+        assertTrue(StartupChecks.prefetchProblem(64, 16).isEmpty());
     }
 
     @Test

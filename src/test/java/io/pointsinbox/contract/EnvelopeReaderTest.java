@@ -218,6 +218,11 @@ class EnvelopeReaderTest {
         }
 
         @Override
+        public int prefetch() {
+            return 64;
+        }
+
+        @Override
         public Duration databaseRetryInterval() {
             return Duration.ofSeconds(1);
         }

@@ -18,6 +18,7 @@ import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.pointsinbox.support.AmqpTestClient;
@@ -49,6 +50,10 @@ class OversizedMessageIT {
     static void startServices() throws Exception {
         AppProcess.clearLogs(LOGS);
         services = PackagedAppServices.start(ArtemisTestResource.MAX_DELIVERY_ATTEMPTS);
+    }
+
+    @BeforeEach
+    void emptyQueues() throws Exception {
         ArtemisTestResource.purge(ArtemisTestResource.ADDRESS);
         ArtemisTestResource.purge(ArtemisTestResource.DEAD_LETTER);
     }
