@@ -32,13 +32,6 @@ public interface PointsConfig {
     @WithDefault("16")
     int concurrency();
 
-    /**
-     * Deliveries the broker may send ahead of processing (the AMQP link credit), 1 to 1000 and at least
-     * {@link #concurrency()} (POINTS_PREFETCH). Each one is held whole in memory until it is processed, and a crash
-     * spends one delivery attempt of each, so the window is kept small.
-     */
-    @WithDefault("64")
-    int prefetch();
 
     /**
      * While the database is unreachable, consumption is paused and the database probed this often; above zero

@@ -38,7 +38,6 @@ public final class SettingTypes implements ConfigSourceInterceptor {
 
     private static final Map<String, Type> TYPES = Map.ofEntries(
             Map.entry("points.concurrency", Type.INTEGER), Map.entry("points.max-amount", Type.INTEGER),
-            Map.entry("points.prefetch", Type.INTEGER),
             Map.entry("points.dead-letter-timeout", Type.DURATION),
             Map.entry("points.database-retry-interval", Type.DURATION),
             Map.entry("points.batch.enabled", Type.BOOLEAN), Map.entry("points.batch.max-size", Type.INTEGER),
@@ -52,11 +51,10 @@ public final class SettingTypes implements ConfigSourceInterceptor {
 
     /**
      * Read by the messaging extension before any validation can run: the mediator reads {@code ${points.concurrency}}
-     * during static initialisation, the connector {@code ${points.prefetch}} when it builds the channel. A value that
-     * is not a number is replaced there, and reported once, by the setting it comes from.
+     * during static initialisation. A value that is not a number is replaced there, and reported once, by the setting
+     * it comes from.
      */
-    private static final List<String> DERIVED = List.of("smallrye.messaging.worker.<virtual-thread>.max-concurrency",
-            "mp.messaging.incoming.points-granted.initial-credits");
+    private static final List<String> DERIVED = List.of("smallrye.messaging.worker.<virtual-thread>.max-concurrency");
 
     private static final Map<String, String> PROBLEMS = new ConcurrentHashMap<>();
 

@@ -43,7 +43,6 @@ public final class SettingsValidator implements ConfigValidator {
             notBlank(problems, "points.dead-letter-address", points.deadLetterAddress());
             between(problems, "points.max-amount", points.maxAmount(), 1, 1_000_000_000);
             between(problems, "points.concurrency", points.concurrency(), 1, 256);
-            between(problems, "points.prefetch", points.prefetch(), 1, 1000);
             positive(problems, "points.database-retry-interval", points.databaseRetryInterval());
         } else if (mapping instanceof BatchConfig batch) {
             between(problems, "points.batch.max-size", batch.maxSize(), 1, 1000);

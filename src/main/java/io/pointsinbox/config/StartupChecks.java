@@ -24,16 +24,6 @@ public class StartupChecks {
         deadLetterTimeoutProblem(points.deadLetterTimeout(), transactionTimeout).ifPresent(StartupChecks::refuse);
         int pool = config.getOptionalValue("quarkus.datasource.jdbc.max-size", Integer.class).orElse(20);
         poolProblem(pool, batch.enabled(), points.concurrency(), batch.threads()).ifPresent(StartupChecks::refuse);
-        prefetchProblem(points.prefetch(), points.concurrency()).ifPresent(StartupChecks::refuse);
-    }
-
-    /** Fewer credits than workers would leave workers idle whatever the backlog. */
-    static java.util.Optional<String> prefetchProblem(int prefetch, int concurrency) {
-        if (prefetch >= concurrency) {
-            return java.util.Optional.empty();
-        }
-        return java.util.Optional.of("POINTS_PREFETCH (points.prefetch=" + prefetch + ") must be at least "
-                + "POINTS_CONCURRENCY (points.concurrency=" + concurrency + ")");
     }
 
     /**

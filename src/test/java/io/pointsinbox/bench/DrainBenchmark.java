@@ -127,7 +127,10 @@ public final class DrainBenchmark {
             preload(stream(warmUp, new HashMap<>()));
             drain(variants.get(0), "broker-warm-up", warmUp, false);
             for (int round = 1; round <= rounds; round++) {
-                for (Variant variant : variants) {
+                // Each round starts with the next configuration: over as many rounds as there are configurations,
+                // each is measured once in every position, so none gains from always following the same one.
+                for (int i = 0; i < variants.size(); i++) {
+                    Variant variant = variants.get((round - 1 + i) % variants.size());
                     measure(variant, round);
                     pgbench(round);
                 }

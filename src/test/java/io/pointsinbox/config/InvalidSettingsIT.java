@@ -23,24 +23,21 @@ class InvalidSettingsIT {
     void settingsOutOfRangeStopTheStartNamingEveryOne() throws Exception {
         // No broker and no database: the configuration is checked before either is contacted.
         String output = refusedStart("app.log", Map.of("POINTS_CONCURRENCY", "0", "POINTS_BATCH_THREADS", "17",
-                "POINTS_PREFETCH", "1001", "QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://127.0.0.1:1/none"), 60);
+                "QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://127.0.0.1:1/none"), 60);
         assertTrue(output.contains("POINTS_CONCURRENCY (points.concurrency=0) must be between 1 and 256"), output);
         assertTrue(output.contains("POINTS_BATCH_THREADS (points.batch.threads=17) must be between 1 and 16"), output);
-        assertTrue(output.contains("POINTS_PREFETCH (points.prefetch=1001) must be between 1 and 1000"), output);
     }
 
     @Test
     void aValueOfTheWrongTypeIsOneLineNamingTheVariableNotAStackTrace() throws Exception {
         String output = refusedStart("types.log", Map.of("POINTS_CONCURRENCY", "eight", "POINTS_RETENTION_WINDOW",
-                "a week", "POINTS_PREFETCH", "lots", "QUARKUS_DATASOURCE_JDBC_URL",
+                "a week", "QUARKUS_DATASOURCE_JDBC_URL",
                 "jdbc:postgresql://127.0.0.1:1/none"), 60);
         assertTrue(output.contains("POINTS_CONCURRENCY (points.concurrency=eight) must be a whole number"), output);
-        assertTrue(output.contains("POINTS_PREFETCH (points.prefetch=lots) must be a whole number"), output);
         assertTrue(output.contains("POINTS_RETENTION_WINDOW (points.retention.window=a week) must be a duration"),
                 output);
         assertFalse(output.contains("\tat "), "no stack trace:\n" + output);
         assertFalse(output.contains("smallrye.messaging.worker"), "no internal property named:\n" + output);
-        assertFalse(output.contains("initial-credits"), "no connector property named:\n" + output);
     }
 
     @Test

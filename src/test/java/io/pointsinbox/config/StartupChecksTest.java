@@ -74,15 +74,6 @@ class StartupChecksTest {
     }
 
     @Test
-    void aPrefetchBelowTheConcurrencyIsRefusedNamingBothSettings() {
-        String problem = StartupChecks.prefetchProblem(8, 16).orElseThrow();
-        assertEquals("POINTS_PREFETCH (points.prefetch=8) must be at least POINTS_CONCURRENCY (points.concurrency=16)",
-                problem);
-        assertTrue(StartupChecks.prefetchProblem(16, 16).isEmpty());
-        assertTrue(StartupChecks.prefetchProblem(64, 16).isEmpty());
-    }
-
-    @Test
     void aPoolOfTwoConnectionsPerTransactionIsAccepted() {
         assertTrue(StartupChecks.poolProblem(16, false, 8, 2).isEmpty());
         assertTrue(StartupChecks.poolProblem(4, true, 64, 2).isEmpty(), "batched workers only wait");

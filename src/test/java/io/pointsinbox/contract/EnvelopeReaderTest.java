@@ -218,11 +218,6 @@ class EnvelopeReaderTest {
         }
 
         @Override
-        public int prefetch() {
-            return 64;
-        }
-
-        @Override
         public Duration databaseRetryInterval() {
             return Duration.ofSeconds(1);
         }

@@ -40,7 +40,7 @@ class ProcessCrashIT {
     @BeforeAll
     static void startServices() throws Exception {
         AppProcess.clearLogs(LOGS);
-        // A SIGKILL spends one delivery attempt of every message in the connector's prefetch window (POINTS_PREFETCH):
+        // A SIGKILL spends one delivery attempt of every message the connector holds (up to its 1,000 link credits):
         // three kills need a budget above three, as in production (docker/artemis/broker.xml has 10).
         services = PackagedAppServices.start(10);
         env = services.environment();
