@@ -32,7 +32,6 @@ public interface PointsConfig {
     @WithDefault("16")
     int concurrency();
 
-
     /**
      * While the database is unreachable, consumption is paused and the database probed this often; above zero
      * (POINTS_DATABASE_RETRY_INTERVAL).

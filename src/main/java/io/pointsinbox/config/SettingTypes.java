@@ -49,12 +49,8 @@ public final class SettingTypes implements ConfigSourceInterceptor {
             Map.entry("points.retention.broker-max-redelivery-delay", Type.DURATION),
             Map.entry("points.retention.redrive-horizon", Type.DURATION));
 
-    /**
-     * Read by the messaging extension before any validation can run: the mediator reads {@code ${points.concurrency}}
-     * during static initialisation. A value that is not a number is replaced there, and reported once, by the setting
-     * it comes from.
-     */
-    private static final List<String> DERIVED = List.of("smallrye.messaging.worker.<virtual-thread>.max-concurrency");
+    /** The mediator reads {@code ${points.concurrency}} during static initialisation, before any validation can run. */
+    private static final String WORKER_POOL = "smallrye.messaging.worker.<virtual-thread>.max-concurrency";
 
     private static final Map<String, String> PROBLEMS = new ConcurrentHashMap<>();
 
@@ -69,13 +65,13 @@ public final class SettingTypes implements ConfigSourceInterceptor {
             return value == null ? ConfigValue.builder().withName(name).withValue(StartupChecks.NO_KEY).build()
                     : value.withValue(StartupChecks.NO_KEY);
         }
-        Type type = DERIVED.contains(name) ? Type.INTEGER : TYPES.get(name);
+        Type type = WORKER_POOL.equals(name) ? Type.INTEGER : TYPES.get(name);
         // Some reads see the value before its ${...} expression is expanded; the expanded read is checked.
         if (type == null || value == null || value.getValue() == null || value.getValue().contains("${")
                 || valid(type, value.getValue())) {
             return value;
         }
-        if (!DERIVED.contains(name)) {
+        if (!WORKER_POOL.equals(name)) {
             String variable = name.toUpperCase(Locale.ROOT).replaceAll("[^A-Z0-9]", "_");
             PROBLEMS.put(name, variable + " (" + name + "=" + value.getValue() + ") must be " + type.description);
         }

@@ -31,8 +31,7 @@ class InvalidSettingsIT {
     @Test
     void aValueOfTheWrongTypeIsOneLineNamingTheVariableNotAStackTrace() throws Exception {
         String output = refusedStart("types.log", Map.of("POINTS_CONCURRENCY", "eight", "POINTS_RETENTION_WINDOW",
-                "a week", "QUARKUS_DATASOURCE_JDBC_URL",
-                "jdbc:postgresql://127.0.0.1:1/none"), 60);
+                "a week", "QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://127.0.0.1:1/none"), 60);
         assertTrue(output.contains("POINTS_CONCURRENCY (points.concurrency=eight) must be a whole number"), output);
         assertTrue(output.contains("POINTS_RETENTION_WINDOW (points.retention.window=a week) must be a duration"),
                 output);
