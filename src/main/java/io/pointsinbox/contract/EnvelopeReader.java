@@ -253,11 +253,20 @@ public class EnvelopeReader {
             if (!id.toString().equalsIgnoreCase(text)) {
                 throw new IllegalArgumentException(text);
             }
+            if (id.equals(NIL) || id.equals(MAX)) {
+                // What a sender's unset id field serialises to: every such message would share one inbox key, and all
+                // but the first would be dropped as duplicates or refused as id conflicts.
+                throw new InvalidEnvelopeException(field, "the " + (id.equals(NIL) ? "nil" : "max") + " UUID " + id
+                        + " is a placeholder, not an id: the sender must set a unique id on every message");
+            }
             return id;
         } catch (IllegalArgumentException e) {
             throw new InvalidEnvelopeException(field, rule + ", got '" + abbreviate(text) + "'");
         }
     }
+
+    private static final UUID NIL = new UUID(0L, 0L);
+    private static final UUID MAX = new UUID(-1L, -1L);
 
     private static MessageType type(Scalar node) {
         if (node == null || node.token() != JsonToken.VALUE_STRING) {

@@ -50,6 +50,17 @@ class EnvelopeReaderTest {
     }
 
     @Test
+    void aPlaceholderTransportIdIsRefusedLikeOneInTheBody() {
+        byte[] noId = bytes("{\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":1,\"amount\":1}}");
+        InvalidEnvelopeException refused = assertThrows(InvalidEnvelopeException.class,
+                () -> reader.read(noId, "00000000-0000-0000-0000-000000000000"));
+        assertEquals("message-id", refused.field());
+        assertTrue(refused.getMessage().contains("the nil UUID"), refused.getMessage());
+        assertEquals(new UUID(0L, 1L), reader.read(noId, "00000000-0000-0000-0000-000000000001").messageId(),
+                "only the placeholders themselves are refused");
+    }
+
+    @Test
     void theHashDependsOnWhatTheMessageAsksForOnly() {
         String withNote = read(envelope("{\"userId\":1,\"amount\":5,\"note\":\"x\"}")).payloadHash();
         assertEquals(withNote, read(envelope("{\"amount\":5,\"userId\":1}")).payloadHash());
@@ -69,6 +80,8 @@ class EnvelopeReaderTest {
             no id anywhere           | {"type":"PointsGranted.v1","payload":{"userId":1,"amount":1}}         | messageId | missing
             id not a string          | {"messageId":5,"type":"PointsGranted.v1","payload":{"userId":1,"amount":1}} | messageId | must be a UUID string
             id not a UUID            | {"messageId":"x","type":"PointsGranted.v1","payload":{"userId":1,"amount":1}} | messageId | must be a UUID
+            id the nil UUID          | {"messageId":"00000000-0000-0000-0000-000000000000","type":"PointsGranted.v1","payload":{"userId":1,"amount":1}} | messageId | the nil UUID 00000000-0000-0000-0000-000000000000 is a placeholder, not an id
+            id the max UUID          | {"messageId":"FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF","type":"PointsGranted.v1","payload":{"userId":1,"amount":1}} | messageId | the max UUID ffffffff-ffff-ffff-ffff-ffffffffffff is a placeholder, not an id
             unknown type             | {"messageId":"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad","type":"Other","payload":{}} | type | unknown message type 'Other'
             payload not an object    | {"messageId":"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad","type":"PointsGranted.v1","payload":[1]} | payload | must be a JSON object
             user missing             | #{"amount":1}                                                         | payload.userId | missing

@@ -211,6 +211,38 @@ class PointsGrantedConsumerTest extends InboxTestBase {
         assertNothingUnacknowledged();
     }
 
+    @Test
+    void aPlaceholderIdIsDeadLetteredInTheBodyAndAsTheAmqpMessageIdAndNothingIsApplied() {
+        UUID nil = new UUID(0L, 0L);
+        UUID valid = UUID.randomUUID();
+        String noId = "{\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":708,\"amount\":%d}}";
+        MetricsDelta counted = MetricsDelta.start();
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            // A sender whose id field was never set: two different grants under the same placeholder id.
+            sender.sendText(grant(nil, 708, 1));
+            sender.sendText(grant(nil, 708, 2));
+            sender.send(withId(nil, noId.formatted(4)));
+            sender.send(withId(new UUID(-1L, -1L).toString(), noId.formatted(8)));
+            sender.sendText(grant(valid, 708, 16));
+        }
+        await("four refused").atMost(Duration.ofSeconds(30)).until(() -> deadLettered() == 4);
+        awaitDrained();
+        await().atMost(Duration.ofSeconds(10)).until(() -> Ledger.inboxRows(CONSUMER, valid) == 1);
+
+        assertEquals(16, Ledger.balance(CONSUMER, 708), "only the grant with a real id is applied");
+        assertEquals(0, Ledger.inboxRows(CONSUMER, nil), "no inbox row under the placeholder");
+        List<String> reasons = ArtemisTestResource.browse(ArtemisTestResource.DEAD_LETTER, DeadLetters.REASON);
+        String placeholder = " is a placeholder, not an id: the sender must set a unique id on every message";
+        List<String> expected = List.of("messageId: the nil UUID " + nil + placeholder,
+                "messageId: the nil UUID " + nil + placeholder, "message-id: the nil UUID " + nil + placeholder,
+                "message-id: the max UUID " + new UUID(-1L, -1L) + placeholder);
+        assertEquals(expected.stream().sorted().toList(), reasons.stream().sorted().toList(),
+                "each placeholder refused by name");
+        assertEquals(4, counted.messages(CONSUMER, "rejected"), "rejected, not duplicates or id conflicts");
+        assertEquals(0, counted.messages(CONSUMER, "duplicate"), "no duplicate counted");
+        assertNothingUnacknowledged();
+    }
+
     private static org.apache.qpid.proton.message.Message withId(Object messageId, String body) {
         org.apache.qpid.proton.message.Message message = org.apache.qpid.proton.message.Message.Factory.create();
         message.setMessageId(messageId);
