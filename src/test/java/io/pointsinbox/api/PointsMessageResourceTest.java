@@ -77,6 +77,7 @@ class PointsMessageResourceTest extends InboxTestBase {
             "{\"messageId\":\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\",\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":\"1\",\"amount\":1}}|payload.userId",
             "{\"messageId\":42,\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":1,\"amount\":1}}|messageId",
             "{\"messageId\":\"00000000-0000-0000-0000-000000000000\",\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":1,\"amount\":1}}|messageId",
+            "{\"messageId\":\"ffffffff-ffff-ffff-ffff-ffffffffffff\",\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":1,\"amount\":1}}|messageId",
             "{\"messageId\":\"9b4df7bf-25d4-4a1e-9f07-4cc6fbb4a3ad\",\"type\":7,\"payload\":{\"userId\":1,\"amount\":1}}|type",
     })
     void badInputIs400NamingTheFieldAndStoresNothing(String body, String field) {
