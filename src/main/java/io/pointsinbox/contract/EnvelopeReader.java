@@ -233,21 +233,29 @@ public class EnvelopeReader {
             if (node.token() != JsonToken.VALUE_STRING) {
                 throw new InvalidEnvelopeException("messageId", "must be a UUID string");
             }
-            return uuid(node.text(), "messageId", "must be a UUID");
+            return uuid(node.text(), "messageId", "must be a UUID", "");
         }
         String transport = transportMessageId.get();
         if (transport == null || transport.isBlank()) {
             throw new InvalidEnvelopeException("messageId",
                     "missing: neither the body's messageId nor the AMQP message-id is set");
         }
-        return uuid(transport, "message-id", TRANSPORT_ID_RULE);
+        return uuid(transport, "message-id", TRANSPORT_ID_RULE, transport.startsWith("ID:") ? JMS_ID_HINT : "");
     }
+
+    /**
+     * Said when the transport id is a JMS message id ({@code ID:...}, set by the Artemis and Qpid JMS clients): the
+     * client makes a new one at every {@code send}, so even in the form of a UUID it could not tell a sender's resend
+     * from a new message.
+     */
+    static final String JMS_ID_HINT = ": that is a JMS message id, which the JMS client makes anew at every send;"
+            + " put the sender's own messageId in the body";
 
     /** What the AMQP message-id must be when the body has no messageId; the reason names it when it is not. */
     public static final String TRANSPORT_ID_RULE = "the body has no messageId, so the AMQP message-id must be a UUID"
             + " (an AMQP uuid, or a string holding one)";
 
-    private static UUID uuid(String text, String field, String rule) {
+    private static UUID uuid(String text, String field, String rule, String hint) {
         try {
             UUID id = UUID.fromString(text);
             if (!id.toString().equalsIgnoreCase(text)) {
@@ -261,7 +269,7 @@ public class EnvelopeReader {
             }
             return id;
         } catch (IllegalArgumentException e) {
-            throw new InvalidEnvelopeException(field, rule + ", got '" + abbreviate(text) + "'");
+            throw new InvalidEnvelopeException(field, rule + ", got '" + abbreviate(text) + "'" + hint);
         }
     }
 

@@ -61,6 +61,21 @@ class EnvelopeReaderTest {
     }
 
     @Test
+    void aJmsMessageIdIsRefusedSayingWhereTheIdBelongs() {
+        byte[] noId = bytes("{\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":1,\"amount\":1}}");
+        for (String jmsId : List.of("ID:f6a4a644-efc4-11f1-8688-02fc00000001", // Artemis JMS client
+                "ID:e8726d1d-1367-40d6-b358-d085cb0c4594:2:1:1-1")) { // Qpid JMS
+            InvalidEnvelopeException refused = assertThrows(InvalidEnvelopeException.class,
+                    () -> reader.read(noId, jmsId));
+            assertEquals("message-id: " + EnvelopeReader.TRANSPORT_ID_RULE + ", got '" + jmsId + "'"
+                    + EnvelopeReader.JMS_ID_HINT, refused.getMessage());
+        }
+        InvalidEnvelopeException other = assertThrows(InvalidEnvelopeException.class, () -> reader.read(noId, "42"));
+        assertEquals("message-id: " + EnvelopeReader.TRANSPORT_ID_RULE + ", got '42'", other.getMessage(),
+                "the hint only for a JMS message id");
+    }
+
+    @Test
     void theHashDependsOnWhatTheMessageAsksForOnly() {
         String withNote = read(envelope("{\"userId\":1,\"amount\":5,\"note\":\"x\"}")).payloadHash();
         assertEquals(withNote, read(envelope("{\"amount\":5,\"userId\":1}")).payloadHash());

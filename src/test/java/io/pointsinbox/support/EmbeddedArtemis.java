@@ -12,8 +12,9 @@ import org.apache.activemq.artemis.core.server.embedded.EmbeddedActiveMQ;
 import org.apache.activemq.artemis.core.settings.impl.AddressSettings;
 
 /**
- * The broker the service expects, as code: AMQP on loopback, a durable inbound queue, a dead-letter address and a
- * bounded number of delivery attempts. Used by the tests and by {@link LocalBroker} for local runs.
+ * The broker the service expects, as code: AMQP on loopback (the same port speaks CORE, for JMS senders), a durable
+ * inbound queue, a dead-letter address and a bounded number of delivery attempts. Used by the tests and by
+ * {@link LocalBroker} for local runs.
  */
 public final class EmbeddedArtemis {
 
@@ -50,7 +51,7 @@ public final class EmbeddedArtemis {
                 .setJournalSyncTransactional(false)
                 .setJournalSyncNonTransactional(false)
                 .setSecurityEnabled(false)
-                .addAcceptorConfiguration("amqp", "tcp://127.0.0.1:" + port + "?protocols=AMQP")
+                .addAcceptorConfiguration("amqp", "tcp://127.0.0.1:" + port + "?protocols=AMQP,CORE")
                 .addAddressSetting("#", everyAddress)
                 .addAddressConfiguration(anycast(ADDRESS))
                 .addAddressConfiguration(anycast(DEAD_LETTER));
