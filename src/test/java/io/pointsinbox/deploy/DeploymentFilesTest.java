@@ -44,7 +44,16 @@ class DeploymentFilesTest {
         assertTrue(names.containsAll(Set.of("QUARKUS_DATASOURCE_JDBC_URL", "AMQP_HOST",
                 "POINTS_JWT_PUBLIC_KEY_LOCATION")), "compose wires database, broker and token key: " + names);
         assertKnown("docker/compose.yaml", names);
+        assertTrue(java.util.Collections.disjoint(names, MEASURED_DEFAULTS),
+                "compose leaves concurrency and pool to the defaults the figures are measured with: " + names);
     }
+
+    /**
+     * Settings whose defaults (chosen by the running JDK) are the recommended configuration's: a deployment file that
+     * pins them runs something other than what the README's figures measure.
+     */
+    static final Set<String> MEASURED_DEFAULTS = Set.of("POINTS_CONCURRENCY", "POINTS_DB_POOL_SIZE",
+            "QUARKUS_DATASOURCE_JDBC_MAX_SIZE");
 
     @Test
     void dockerfilesSetOnlyKnownVariables() throws IOException {

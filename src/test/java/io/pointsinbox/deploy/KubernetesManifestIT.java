@@ -57,6 +57,17 @@ class KubernetesManifestIT {
     }
 
     @Test
+    void theConfigMapLeavesConcurrencyAndPoolToTheMeasuredDefaults() {
+        Map<String, Object> configMap = resources.stream().filter(r -> "ConfigMap".equals(r.get("kind"))).findFirst()
+                .map(r -> map(r.get("data"))).orElseThrow();
+        assertTrue(configMap.containsKey("AMQP_HOST"), "the ConfigMap's data is read: " + configMap.keySet());
+        List<String> pinned = new ArrayList<>(configMap.keySet());
+        list(container.get("env")).forEach(variable -> pinned.add(String.valueOf(map(variable).get("name"))));
+        pinned.retainAll(DeploymentFilesTest.MEASURED_DEFAULTS);
+        assertEquals(List.of(), pinned, "the pod runs the concurrency and pool the README's figures are measured with");
+    }
+
+    @Test
     void noPasswordInPlainText() throws IOException {
         String manifest = Files.readString(Path.of("target/kubernetes/kubernetes.yml"));
         assertFalse(manifest.matches("(?s).*PASSWORD\\s*:.*"), "no password key with a value");
