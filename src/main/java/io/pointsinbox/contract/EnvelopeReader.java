@@ -68,7 +68,7 @@ public class EnvelopeReader {
      */
     public PointsEnvelope readWithTransportId(byte[] body, Supplier<String> transportMessageId) {
         if (body.length == 0) {
-            throw new InvalidEnvelopeException("body", "missing");
+            throw new InvalidEnvelopeException("body", "empty: 0 bytes where a JSON object was expected");
         }
         if (body.length > MAX_BODY_BYTES) {
             throw new InvalidEnvelopeException("body", "at most " + MAX_BODY_BYTES + " bytes, got " + body.length);

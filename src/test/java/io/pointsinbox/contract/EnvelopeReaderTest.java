@@ -119,6 +119,13 @@ class EnvelopeReaderTest {
     }
 
     @Test
+    void anEmptyBodyIsRefusedAsEmpty() {
+        InvalidEnvelopeException refused = assertThrows(InvalidEnvelopeException.class,
+                () -> reader.read(new byte[0], ID), "even with a transport id");
+        assertEquals("body: empty: 0 bytes where a JSON object was expected", refused.getMessage());
+    }
+
+    @Test
     void aSyntaxErrorOutranksABadField() {
         InvalidEnvelopeException refused = assertThrows(InvalidEnvelopeException.class,
                 () -> read("{\"type\":\"Other\",\"payload\":{\"userId\":\"x\"} ,,}"));
