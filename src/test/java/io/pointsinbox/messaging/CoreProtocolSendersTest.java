@@ -11,9 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 import org.apache.activemq.artemis.api.core.Message;
 import org.junit.jupiter.api.RepeatedTest;
@@ -25,6 +22,7 @@ import io.pointsinbox.support.CoreTestClient;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
 import io.pointsinbox.support.MetricsDelta;
+import io.pointsinbox.support.ParallelSenders;
 import io.quarkus.test.junit.QuarkusTest;
 
 /**
@@ -75,30 +73,17 @@ class CoreProtocolSendersTest extends InboxTestBase {
             }
             ids.add(id);
         }
+        List<String> bodies = ids.stream().map(id -> grant(id, user, 10)).toList();
         MetricsDelta counted = MetricsDelta.start();
-        ExecutorService pool = Executors.newFixedThreadPool(senders);
-        try {
-            List<Future<?>> sent = new ArrayList<>();
-            for (int s = 0; s < senders; s++) {
-                sent.add(pool.submit(() -> {
-                    try (CoreTestClient jms = new CoreTestClient()) {
-                        for (int i = 0; i < messages; i++) {
-                            String body = grant(ids.get(i), user, 10);
-                            if (i % 2 == 0) {
-                                jms.sendText(INBOX, body, Map.of());
-                            } else {
-                                jms.sendBytes(INBOX, body.getBytes(StandardCharsets.UTF_8), Map.of());
-                            }
-                        }
-                    }
-                }));
+        // Each producer sends every message in its own order, and each send is a TextMessage or a BytesMessage at
+        // random: the copies of one id race each other in both encodings.
+        ParallelSenders.sameMessagesFromEachOverCore(bodies, senders, (jms, body) -> {
+            if (java.util.concurrent.ThreadLocalRandom.current().nextBoolean()) {
+                jms.sendText(INBOX, body, Map.of());
+            } else {
+                jms.sendBytes(INBOX, body.getBytes(StandardCharsets.UTF_8), Map.of());
             }
-            for (Future<?> future : sent) {
-                future.get();
-            }
-        } finally {
-            pool.shutdownNow();
-        }
+        });
         awaitDrained();
         awaitCounter("duplicate", 120, counted);
 
