@@ -1,6 +1,5 @@
 package io.pointsinbox.support;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -73,7 +72,7 @@ public final class CoreTestClient implements AutoCloseable {
             ClientMessage message;
             while ((message = consumer.receive(2_000)) != null) {
                 message.acknowledge();
-                received.add(new Received(message.getType(), body(message), message));
+                received.add(Received.of(message));
             }
         } catch (ActiveMQException e) {
             throw new IllegalStateException("cannot read " + queue + " over CORE", e);
@@ -81,22 +80,27 @@ public final class CoreTestClient implements AutoCloseable {
         return received;
     }
 
-    private static String body(ClientMessage message) {
-        if (message.getType() == Message.TEXT_TYPE) {
-            SimpleString text = TextMessageUtil.readBodyText(message.getBodyBuffer());
-            return text == null ? null : text.toString();
-        }
-        byte[] bytes = new byte[message.getBodyBuffer().readableBytes()];
-        message.getBodyBuffer().readBytes(bytes);
-        return new String(bytes, StandardCharsets.UTF_8);
-    }
+    /** A message read over CORE: its JMS type, its body as the sender wrote it, and the message for its properties. */
+    public record Received(byte type, String text, byte[] bytes, ClientMessage message) {
 
-    /** A message read over CORE: its JMS type, its body as text, and the message for its properties. */
-    public record Received(byte type, String body, ClientMessage message) {
+        static Received of(ClientMessage message) {
+            if (message.getType() == Message.TEXT_TYPE) {
+                SimpleString text = TextMessageUtil.readBodyText(message.getBodyBuffer());
+                return new Received(message.getType(), text == null ? null : text.toString(), null, message);
+            }
+            byte[] bytes = new byte[message.getBodyBuffer().readableBytes()];
+            message.getBodyBuffer().readBytes(bytes);
+            return new Received(message.getType(), null, bytes, message);
+        }
 
         public String property(String name) {
             Object value = message.getObjectProperty(SimpleString.of(name));
             return value == null ? null : value.toString();
+        }
+
+        @Override
+        public String toString() {
+            return "Received[type=" + type + ", text=" + text + ", bytes=" + java.util.Arrays.toString(bytes) + "]";
         }
     }
 
