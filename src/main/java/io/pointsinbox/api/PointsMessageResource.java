@@ -33,6 +33,7 @@ import io.pointsinbox.points.ProcessingResult;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
 import org.jboss.logging.Logger;
+import org.jboss.logging.MDC;
 
 /**
  * HTTP ingress for the same messages as the AMQP address, through the same inbox and consumer name. A retried
@@ -130,7 +131,16 @@ public class PointsMessageResource {
             throw new InvalidEnvelopeException("type", "this endpoint takes " + expected.wireName() + ", got "
                     + envelope.type().wireName());
         }
-        ProcessingResult result = handler.handleOnOneConnection(config.consumer(), envelope);
+        ProcessingResult result;
+        // The log context of every line about this message, as over AMQP.
+        MDC.put("consumer", config.consumer());
+        MDC.put("messageId", envelope.messageId().toString());
+        try {
+            result = handler.handleOnOneConnection(config.consumer(), envelope);
+        } finally {
+            MDC.remove("consumer");
+            MDC.remove("messageId");
+        }
         return switch (result.status()) {
             case FIRST_DELIVERY -> answer(result.outcome().code(), result);
             case DUPLICATE_IGNORED -> answer("duplicate_ignored", result);

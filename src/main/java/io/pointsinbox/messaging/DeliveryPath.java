@@ -4,8 +4,6 @@ import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
-import org.jboss.logging.MDC;
-
 import io.pointsinbox.config.BatchConfig;
 import io.pointsinbox.config.PointsConfig;
 import io.pointsinbox.contract.PointsEnvelope;
@@ -33,16 +31,7 @@ public interface DeliveryPath {
                 return batcher::apply;
             }
             String consumer = config.consumer();
-            return envelope -> {
-                MDC.put("consumer", consumer);
-                MDC.put("messageId", envelope.messageId().toString());
-                try {
-                    return handler.handle(consumer, envelope);
-                } finally {
-                    MDC.remove("consumer");
-                    MDC.remove("messageId");
-                }
-            };
+            return envelope -> handler.handle(consumer, envelope);
         }
     }
 }

@@ -6,6 +6,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.transaction.Transactional;
 
 import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.jboss.logging.MDC;
 
 import io.pointsinbox.config.PointsConfig;
 import io.pointsinbox.config.RetentionConfig;
@@ -50,6 +51,7 @@ public class PointsGrantedConsumer {
     @Incoming(CHANNEL)
     @RunOnVirtualThread
     @AwaitsDatabase
+    @DeliveryLogContext
     @Transactional
     public void onMessage(Object convertedBody, IncomingAmqpMetadata amqp) {
         consumption.deliveryStarted();
@@ -71,6 +73,10 @@ public class PointsGrantedConsumer {
             deadLetter(amqp, e.getMessage(), "rejected");
             return;
         }
+        // Every line about this message names it, the dead-letter line of a conflict included; the context is
+        // cleared, and a failure named after it, once the delivery has left its transaction (@DeliveryLogContext).
+        MDC.put(DeliveryLogContext.CONSUMER, config.consumer());
+        MDC.put(DeliveryLogContext.MESSAGE_ID, envelope.messageId().toString());
         Instant created = Instant.ofEpochMilli(amqp.getCreationTime());
         if (amqp.getCreationTime() > 0 && created.isBefore(Instant.now().minus(retention.window()))) {
             // Its inbox row, if it was ever applied, may already be gone: applying it now could apply it twice.

@@ -15,6 +15,10 @@ import jakarta.transaction.Transactional.TxType;
 
 import org.jboss.logging.Logger;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import io.pointsinbox.inbox.Claim;
 import io.pointsinbox.inbox.InboxGuard;
 import io.pointsinbox.inbox.InboxMessage;
@@ -176,8 +180,9 @@ public class PointsMessageHandler {
         if (original.isPresent() && !original.get().payloadHash.equals(envelope.payloadHash())) {
             recording.duplicate("id_conflict", "id_conflict", age);
             return new ProcessingResult(envelope.messageId(), ProcessingResult.Status.ID_CONFLICT, null,
-                    "first payload " + original.get().messageType + " " + original.get().payloadJson + ", this one "
-                            + envelope.type().wireName() + " " + envelope.payloadJson());
+                    "first payload " + compared(original.get().messageType, original.get().payloadJson)
+                            + ", this one " + compared(envelope.type().wireName(), envelope.userId(),
+                                    envelope.amount()));
         }
         String duplicateClass = concurrent ? "in_flight" : "redelivery";
         recording.duplicate("duplicate", duplicateClass, age);
@@ -185,5 +190,30 @@ public class PointsMessageHandler {
                 consumer, duplicateClass);
         return new ProcessingResult(envelope.messageId(), ProcessingResult.Status.DUPLICATE_IGNORED,
                 original.map(row -> row.outcome).orElse(null));
+    }
+
+    /**
+     * What the payload hash compares ({@code type}, {@code userId}, {@code amount}), written the same way for the stored
+     * first message (its payload as PostgreSQL returns it) and for the new one, so that a conflict reads as a diff.
+     */
+    private static String compared(String type, String storedPayloadJson) {
+        try {
+            JsonNode payload = StoredJson.MAPPER.readTree(storedPayloadJson);
+            if (payload.path("userId").canConvertToLong() && payload.path("amount").canConvertToLong()) {
+                return compared(type, payload.get("userId").asLong(), payload.get("amount").asLong());
+            }
+        } catch (JsonProcessingException e) {
+            // not expected from a jsonb column; shown as stored below
+        }
+        return type + " " + storedPayloadJson;
+    }
+
+    private static String compared(String type, long userId, long amount) {
+        return type + " {\"userId\":" + userId + ",\"amount\":" + amount + "}";
+    }
+
+    /** Made on the first id conflict (a sender's bug, rare), not at start-up. */
+    private static final class StoredJson {
+        static final ObjectMapper MAPPER = new ObjectMapper();
     }
 }

@@ -7,8 +7,10 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
@@ -16,9 +18,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import io.pointsinbox.points.PointsMessageHandler;
 import io.pointsinbox.support.AmqpTestClient;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
+import io.pointsinbox.support.LogCapture;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 
@@ -37,6 +41,25 @@ class PointsMessageResourceTest extends InboxTestBase {
         given().get("/users/123/grants").then().statusCode(200).body("$", hasSize(1))
                 .body("[0].messageId", equalTo(id.toString()), "[0].amount", equalTo(100));
         assertEquals(1, Ledger.inboxRows(CONSUMER, id), "one inbox row");
+    }
+
+    /** As over AMQP: one DEBUG line, in the message's log context, and nothing about it at INFO or above. */
+    @Test
+    void aDuplicatePostIsLoggedOnceAtDebugUnderItsMessageId() {
+        UUID id = UUID.randomUUID();
+        List<LogCapture.Line> lines;
+        try (LogCapture everything = LogCapture.of("").debugging(PointsMessageHandler.class)) {
+            post(grant(id, 125, 4)).statusCode(200).body("status", equalTo("processed"));
+            post(grant(id, 125, 4)).statusCode(200).body("status", equalTo("duplicate_ignored"));
+            lines = List.copyOf(everything.linesWithContext());
+        }
+        List<LogCapture.Line> aboutIt = lines.stream().filter(line -> line.text().contains(id.toString())
+                || id.toString().equals(line.context().get("messageId"))).toList();
+        assertEquals(1, aboutIt.size(), "one line about the message, the duplicate's: " + aboutIt);
+        assertTrue(aboutIt.get(0).text().startsWith("DEBUG Duplicate message " + id + " for consumer " + CONSUMER),
+                "at DEBUG: " + aboutIt.get(0));
+        assertEquals(id.toString(), aboutIt.get(0).context().get("messageId"), "in the message's log context");
+        assertEquals(CONSUMER, aboutIt.get(0).context().get("consumer"), "in the consumer's log context");
     }
 
     @Test

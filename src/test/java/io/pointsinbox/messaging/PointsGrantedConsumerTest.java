@@ -13,11 +13,13 @@ import java.util.UUID;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 
+import io.pointsinbox.points.PointsMessageHandler;
 import io.pointsinbox.support.AmqpTestClient;
 import io.pointsinbox.support.ArtemisTestResource;
 import io.pointsinbox.support.FailureInjector;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
+import io.pointsinbox.support.LogCapture;
 import io.pointsinbox.support.MetricsDelta;
 import io.pointsinbox.support.ParallelSenders;
 import io.quarkus.test.junit.QuarkusTest;
@@ -106,6 +108,93 @@ class PointsGrantedConsumerTest extends InboxTestBase {
         assertEquals(1, Ledger.inboxRows(CONSUMER, id), "one inbox row");
         assertEquals(0, deadLettered(), "nothing dead-lettered");
         assertNothingUnacknowledged();
+    }
+
+    /** A duplicate is a normal outcome: one DEBUG line names it, nothing about it at INFO or above. */
+    @Test
+    void aDuplicateIsLoggedOnceAtDebugAndNeverAsAWarningOrError() {
+        UUID id = UUID.randomUUID();
+        MetricsDelta counted = MetricsDelta.start();
+        List<LogCapture.Line> lines;
+        try (LogCapture everything = LogCapture.of("").debugging(PointsMessageHandler.class);
+                AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.sendText(grant(id, 309, 3));
+            awaitDrained();
+            sender.sendText(grant(id, 309, 3));
+            awaitDrained();
+            awaitCounter("duplicate", 1, counted);
+            lines = List.copyOf(everything.linesWithContext());
+        }
+        List<LogCapture.Line> aboutIt = lines.stream().filter(line -> line.text().contains(id.toString())
+                || id.toString().equals(line.context().get("messageId"))).toList();
+        assertEquals(1, aboutIt.size(), "one line about the message, the duplicate's: " + aboutIt);
+        assertTrue(aboutIt.get(0).text().startsWith("DEBUG Duplicate message " + id + " for consumer " + CONSUMER),
+                "at DEBUG: " + aboutIt.get(0));
+        assertEquals(CONSUMER, aboutIt.get(0).context().get("consumer"), "in the consumer's log context");
+        assertEquals(3, Ledger.balance(CONSUMER, 309), "applied once");
+    }
+
+    @Test
+    void aFailedDeliveryIsLoggedUnderItsMessageIdAndAttempt() {
+        UUID id = UUID.randomUUID();
+        failures.failTimes(id, 2);
+        MetricsDelta counted = MetricsDelta.start();
+        try (LogCapture connector = LogCapture.of(CONNECTOR_LOG);
+                AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.sendText(grant(id, 307, 7));
+            awaitDrained();
+            await("applied").atMost(Duration.ofSeconds(30)).until(() -> counted.messages(CONSUMER, "processed") >= 1);
+
+            // The connector logs the failure once the delivery's log context is gone: its text names the message.
+            List<String> failed = failedDeliveries(connector);
+            assertEquals(2, failed.size(), "one error line per failed attempt: " + failed);
+            for (int attempt = 1; attempt <= 2; attempt++) {
+                String named = "Message " + id + " for consumer " + CONSUMER + " failed on delivery attempt " + attempt
+                        + ", rolled back and handed back to the broker: ";
+                assertTrue(failed.stream().anyMatch(text -> text.startsWith(named)
+                        && text.endsWith("injected failure for " + id)), named + " in " + failed);
+            }
+        }
+        assertEquals(2, counted.messages(CONSUMER, "failed"), "two failed attempts");
+        assertEquals(7, Ledger.balance(CONSUMER, 307), "applied once, on the third attempt");
+        assertEquals(1, Ledger.inboxRows(CONSUMER, id), "one inbox row");
+        assertNothingUnacknowledged();
+    }
+
+    /** A commit that fails after every statement ran: rolled back, named in the log, applied once on redelivery. */
+    @Test
+    void aFailedCommitIsRolledBackNamedAndAppliedOnceOnRedelivery() {
+        UUID id = UUID.randomUUID();
+        failures.failAtCommitTimes(id, 1);
+        MetricsDelta counted = MetricsDelta.start();
+        try (LogCapture connector = LogCapture.of(CONNECTOR_LOG);
+                AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.sendText(grant(id, 308, 9));
+            awaitDrained();
+            await("applied").atMost(Duration.ofSeconds(30)).until(() -> counted.messages(CONSUMER, "processed") >= 1);
+
+            List<String> failed = failedDeliveries(connector);
+            String named = "Message " + id + " for consumer " + CONSUMER + " failed on delivery attempt 1, rolled back "
+                    + "and handed back to the broker: ";
+            assertEquals(1, failed.size(), "one error line: " + failed);
+            assertTrue(failed.get(0).startsWith(named), named + " in " + failed);
+            // The commit's own exception says only that it could not commit: the text adds what made it fail.
+            assertTrue(failed.get(0).endsWith("(cause: " + FailureInjector.InjectedFailure.class.getName()
+                    + ": injected commit failure for " + id + ")"), "the root cause named: " + failed);
+        }
+        assertEquals(1, counted.messages(CONSUMER, "failed"), "the attempt whose commit failed");
+        assertEquals(0, counted.messages(CONSUMER, "duplicate"), "its inbox row was rolled back with it");
+        assertEquals(9, Ledger.balance(CONSUMER, 308), "applied once, by the redelivery");
+        assertEquals(1, Ledger.inboxRows(CONSUMER, id), "one inbox row");
+        assertNothingUnacknowledged();
+    }
+
+    static final String CONNECTOR_LOG = "io.smallrye.reactive.messaging.provider";
+
+    /** The messages of the exceptions the connector logged: one per failed delivery. */
+    static List<String> failedDeliveries(LogCapture connector) {
+        return connector.linesWithContext().stream().filter(line -> line.thrown() != null)
+                .map(line -> line.thrown().getMessage()).toList();
     }
 
     @Test

@@ -9,6 +9,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
 
 import io.pointsinbox.points.PointsApplied;
 
@@ -21,6 +24,10 @@ public class FailureInjector {
 
     private final Map<UUID, AtomicInteger> failures = new ConcurrentHashMap<>();
     private final Map<UUID, Hold> holds = new ConcurrentHashMap<>();
+    private final Map<UUID, AtomicInteger> commitFailures = new ConcurrentHashMap<>();
+
+    @Inject
+    TransactionSynchronizationRegistry transactions;
 
     public void failTimes(UUID messageId, int times) {
         failures.put(messageId, new AtomicInteger(times));
@@ -28,6 +35,14 @@ public class FailureInjector {
 
     public void failAlways(UUID messageId) {
         failTimes(messageId, Integer.MAX_VALUE);
+    }
+
+    /**
+     * The next {@code times} deliveries of this id fail at their commit, after every statement has run: the
+     * transaction's synchronization throws before completion, so the commit rolls back instead.
+     */
+    public void failAtCommitTimes(UUID messageId, int times) {
+        commitFailures.put(messageId, new AtomicInteger(times));
     }
 
     /** The next delivery of this id pauses inside its transaction until {@link Hold#release()}. */
@@ -39,6 +54,7 @@ public class FailureInjector {
 
     public void reset() {
         failures.clear();
+        commitFailures.clear();
         holds.values().forEach(Hold::release);
         holds.clear();
     }
@@ -50,6 +66,19 @@ public class FailureInjector {
             if (!hold.released.await(60, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("hold on " + applied.messageId() + " never released");
             }
+        }
+        AtomicInteger commitsLeft = commitFailures.get(applied.messageId());
+        if (commitsLeft != null && commitsLeft.getAndDecrement() > 0) {
+            transactions.registerInterposedSynchronization(new Synchronization() {
+                @Override
+                public void beforeCompletion() {
+                    throw new InjectedFailure("injected commit failure for " + applied.messageId());
+                }
+
+                @Override
+                public void afterCompletion(int status) {
+                }
+            });
         }
         AtomicInteger left = failures.get(applied.messageId());
         if (left != null && left.getAndDecrement() > 0) {
