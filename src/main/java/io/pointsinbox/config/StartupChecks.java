@@ -71,9 +71,10 @@ public class StartupChecks {
         if (!timeout.isNegative() && !timeout.isZero() && timeout.compareTo(transactionTimeout) < 0) {
             return java.util.Optional.empty();
         }
-        return java.util.Optional.of("POINTS_DEAD_LETTER_TIMEOUT (points.dead-letter-timeout=" + timeout + ") must "
+        return java.util.Optional.of("POINTS_DEAD_LETTER_TIMEOUT (points.dead-letter-timeout="
+                + Durations.readable(timeout) + ") must "
                 + "be above zero and below the transaction timeout (quarkus.transaction-manager."
-                + "default-transaction-timeout=" + transactionTimeout + ")");
+                + "default-transaction-timeout=" + Durations.readable(transactionTimeout) + ")");
     }
 
     /**
@@ -84,8 +85,9 @@ public class StartupChecks {
         if (window.compareTo(budget) >= 0) {
             return java.util.Optional.empty();
         }
-        return java.util.Optional.of("POINTS_RETENTION_WINDOW (points.retention.window=" + window + ") is shorter "
-                + "than the redelivery budget " + budget + " = POINTS_RETENTION_BROKER_MAX_DELIVERY_ATTEMPTS x "
+        return java.util.Optional.of("POINTS_RETENTION_WINDOW (points.retention.window=" + Durations.readable(window)
+                + ") is shorter than the redelivery budget " + Durations.readable(budget)
+                + " = POINTS_RETENTION_BROKER_MAX_DELIVERY_ATTEMPTS x "
                 + "POINTS_RETENTION_BROKER_MAX_REDELIVERY_DELAY + POINTS_RETENTION_REDRIVE_HORIZON: a duplicate "
                 + "arriving after its inbox row is deleted would be applied again");
     }

@@ -26,6 +26,7 @@ import jakarta.transaction.TransactionSynchronizationRegistry;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
+import io.pointsinbox.config.Durations;
 import io.pointsinbox.config.PointsConfig;
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.runtime.ShutdownEvent;
@@ -258,7 +259,7 @@ public class ConsumptionSwitch {
         int left = inFlight.get();
         if (left > 0) {
             LOG.warnf("Shutdown timeout %s reached with %d deliveries still in flight: they roll back and are"
-                    + " redelivered", shutdownTimeout, left);
+                    + " redelivered", Durations.readable(shutdownTimeout), left);
         } else {
             LOG.info("AMQP consumption stopped: in-flight deliveries committed, the rest return to the broker");
         }

@@ -13,6 +13,7 @@ import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Message;
 import org.jboss.logging.Logger;
 
+import io.pointsinbox.config.Durations;
 import io.pointsinbox.config.PointsConfig;
 import io.pointsinbox.ops.InboxMetrics;
 import io.smallrye.mutiny.TimeoutException;
@@ -78,7 +79,8 @@ public class DeadLetters {
         } catch (TimeoutException e) {
             metrics.deadLetterUnconfirmed(consumer, start);
             throw new DeadLetterUnconfirmedException("The broker did not confirm the dead-letter copy of the "
-                    + "message (" + transportId(original) + ") on " + deadLetterAddress + " within " + timeout
+                    + "message (" + transportId(original) + ") on " + deadLetterAddress + " within "
+                    + Durations.readable(timeout)
                     + " (POINTS_DEAD_LETTER_TIMEOUT): the message is handed back for redelivery");
         }
         LOG.warnf("Message (%s) dead-lettered to %s for consumer %s: %s", transportId(original), deadLetterAddress,

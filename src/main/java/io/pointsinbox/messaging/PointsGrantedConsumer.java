@@ -8,6 +8,7 @@ import jakarta.transaction.Transactional;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.jboss.logging.MDC;
 
+import io.pointsinbox.config.Durations;
 import io.pointsinbox.config.PointsConfig;
 import io.pointsinbox.config.RetentionConfig;
 import io.pointsinbox.contract.EnvelopeReader;
@@ -81,7 +82,7 @@ public class PointsGrantedConsumer {
         if (amqp.getCreationTime() > 0 && created.isBefore(Instant.now().minus(retention.window()))) {
             // Its inbox row, if it was ever applied, may already be gone: applying it now could apply it twice.
             deadLetter(amqp, "too_old: created " + created + ", before the inbox retention window of "
-                    + retention.window(), "too_old");
+                    + Durations.readable(retention.window()) + " (POINTS_RETENTION_WINDOW)", "too_old");
             return;
         }
         ProcessingResult result = path.apply(envelope);

@@ -13,6 +13,8 @@ class StartupChecksTest {
         String problem = StartupChecks.retentionProblem(Duration.ofDays(1), Duration.ofDays(3)).orElseThrow();
         assertTrue(problem.contains("POINTS_RETENTION_WINDOW") && problem.contains("POINTS_RETENTION_REDRIVE_HORIZON")
                 && problem.contains("POINTS_RETENTION_BROKER_MAX_DELIVERY_ATTEMPTS"), problem);
+        assertTrue(problem.contains("(points.retention.window=1d) is shorter than the redelivery budget 3d ="),
+                "the durations as a setting writes them: " + problem);
     }
 
     @Test

@@ -79,8 +79,9 @@ class RetentionTest extends InboxTestBase {
                     .creationTime(Instant.now().minus(Duration.ofDays(8)).toEpochMilli()).build());
         }
         await("dead-lettered").atMost(Duration.ofSeconds(30)).until(() -> deadLettered() == 1);
-        assertTrue(ArtemisTestResource.browse(ArtemisTestResource.DEAD_LETTER, DeadLetters.REASON).get(0)
-                .startsWith("too_old:"), "reason too_old");
+        String reason = ArtemisTestResource.browse(ArtemisTestResource.DEAD_LETTER, DeadLetters.REASON).get(0);
+        assertTrue(reason.startsWith("too_old: created ") && reason.endsWith(
+                ", before the inbox retention window of 7d (POINTS_RETENTION_WINDOW)"), "reason too_old: " + reason);
         assertEquals(1, counted.messages(CONSUMER, "too_old"), "counted");
         assertEquals(0, Ledger.totalRows("inbox_message"), "not applied");
     }
