@@ -193,8 +193,8 @@ public class PointsMessageHandler {
     }
 
     /**
-     * What the payload hash compares ({@code type}, {@code userId}, {@code amount}), written the same way for the stored
-     * first message (its payload as PostgreSQL returns it) and for the new one, so that a conflict reads as a diff.
+     * What the payload hash compares ({@code type}, {@code userId}, {@code amount}), written the same way for the
+     * stored first message (its payload as PostgreSQL returns it) and for the new one: a conflict reads as a diff.
      */
     private static String compared(String type, String storedPayloadJson) {
         try {
