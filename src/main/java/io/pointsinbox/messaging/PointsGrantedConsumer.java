@@ -62,6 +62,7 @@ public class PointsGrantedConsumer {
     }
 
     private void consume(IncomingAmqpMetadata amqp) {
+        long start = System.nanoTime();
         if (amqp.getDeliveryCount() > 0) {
             metrics.redelivered(config.consumer());
         }
@@ -71,7 +72,7 @@ public class PointsGrantedConsumer {
             envelope = reader.readWithTransportId(AmqpBodies.bytes(amqp),
                     () -> AmqpMessageIds.text(amqp.getMessage().unwrap().getMessageId()));
         } catch (InvalidEnvelopeException e) {
-            deadLetter(amqp, e.getMessage(), "rejected");
+            deadLetter(amqp, e.getMessage(), "rejected", start);
             return;
         }
         // Every line about this message names it, the dead-letter line of a conflict included; the context is
@@ -82,7 +83,7 @@ public class PointsGrantedConsumer {
         if (amqp.getCreationTime() > 0 && created.isBefore(Instant.now().minus(retention.window()))) {
             // Its inbox row, if it was ever applied, may already be gone: applying it now could apply it twice.
             deadLetter(amqp, "too_old: created " + created + ", before the inbox retention window of "
-                    + Durations.readable(retention.window()) + " (POINTS_RETENTION_WINDOW)", "too_old");
+                    + Durations.readable(retention.window()) + " (POINTS_RETENTION_WINDOW)", "too_old", start);
             return;
         }
         ProcessingResult result = path.apply(envelope);
@@ -92,8 +93,8 @@ public class PointsGrantedConsumer {
         }
     }
 
-    private void deadLetter(IncomingAmqpMetadata amqp, String reason, String outcome) {
+    private void deadLetter(IncomingAmqpMetadata amqp, String reason, String outcome, long start) {
         deadLetters.forward(amqp, config.consumer(), reason);
-        metrics.rejected(config.consumer(), outcome);
+        metrics.rejected(config.consumer(), outcome, start);
     }
 }

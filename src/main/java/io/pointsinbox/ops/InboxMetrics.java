@@ -141,6 +141,14 @@ public class InboxMetrics {
         messages.withTags("consumer", consumer, "outcome", outcome).increment();
     }
 
+    /**
+     * A delivery refused from its start at {@code startNanos}: counted, and its time (reading it, and the broker's
+     * confirmation of its dead-letter copy) recorded with the others.
+     */
+    public void rejected(String consumer, String outcome, long startNanos) {
+        count(consumer, outcome, startNanos);
+    }
+
     /** Batched mode: deliveries waiting for a batch thread (a queue that keeps growing means too few threads). */
     public void batchQueue(String consumer, Collection<?> queue) {
         Gauge.builder(BATCH_QUEUED, queue, Collection::size)

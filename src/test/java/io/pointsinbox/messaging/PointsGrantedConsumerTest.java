@@ -241,6 +241,8 @@ class PointsGrantedConsumerTest extends InboxTestBase {
                     "a dead-letter reason starting with '" + expected + "' in " + reasons);
         }
         assertEquals(5, counted.messages(CONSUMER, "rejected"), "rejected count");
+        // Refusing one takes a dead-letter round trip to the broker: its time is in the processing histogram too.
+        assertEquals(5, counted.timed(CONSUMER, "rejected"), "each rejection timed");
         assertEquals(0, counted.messages(CONSUMER, "failed"), "poison never enters the retry loop");
         assertEquals(0, Ledger.totalRows("inbox_message"), "nothing stored for poison");
         assertEquals(0, Ledger.totalRows("user_points"), "nothing applied for poison");

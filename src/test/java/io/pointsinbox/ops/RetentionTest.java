@@ -83,6 +83,7 @@ class RetentionTest extends InboxTestBase {
         assertTrue(reason.startsWith("too_old: created ") && reason.endsWith(
                 ", before the inbox retention window of 7d (POINTS_RETENTION_WINDOW)"), "reason too_old: " + reason);
         assertEquals(1, counted.messages(CONSUMER, "too_old"), "counted");
+        assertEquals(1, counted.timed(CONSUMER, "too_old"), "timed");
         assertEquals(0, Ledger.totalRows("inbox_message"), "not applied");
     }
 

@@ -23,6 +23,13 @@ public final class MetricsDelta {
         return Metrics.messages(consumer, outcome) - at("points_inbox_messages_total", consumer, "outcome", outcome);
     }
 
+    /** Deliveries with {@code outcome} whose processing time was recorded since the start (the histogram's count). */
+    public double timed(String consumer, String outcome) {
+        String[] labels = {"consumer=\"" + consumer + "\"", "outcome=\"" + outcome + "\""};
+        return orZero(Metrics.find(scrape(), "points_inbox_processing_seconds_count", labels))
+                - orZero(Metrics.find(start, "points_inbox_processing_seconds_count", labels));
+    }
+
     /** Duplicates of a class (in_flight, redelivery, id_conflict) since the start. */
     public double duplicates(String consumer, String duplicateClass) {
         return Metrics.duplicates(consumer, duplicateClass)
