@@ -147,7 +147,7 @@ public class GrantBatcher {
     /** @return the members to apply one by one, because their batch was rolled back */
     private List<Pending> applyTogether(List<Pending> grants) {
         String consumer = points.consumer();
-        MDC.put("consumer", consumer);
+        MDC.put(DeliveryLogContext.CONSUMER, consumer);
         try {
             List<ProcessingResult> results = QuarkusTransaction.requiringNew()
                     .call(() -> handler.handleGrants(consumer, grants.stream().map(Pending::member).toList()));
@@ -176,21 +176,21 @@ public class GrantBatcher {
                     retry.size());
             return retry;
         } finally {
-            MDC.remove("consumer");
+            MDC.remove(DeliveryLogContext.CONSUMER);
         }
     }
 
     private void applyAlone(Pending pending) {
         PointsEnvelope envelope = pending.member().envelope();
-        MDC.put("consumer", points.consumer());
-        MDC.put("messageId", envelope.messageId().toString());
+        MDC.put(DeliveryLogContext.CONSUMER, points.consumer());
+        MDC.put(DeliveryLogContext.MESSAGE_ID, envelope.messageId().toString());
         try {
             pending.result().complete(handler.handleAlone(points.consumer(), envelope));
         } catch (RuntimeException e) {
             pending.result().completeExceptionally(e);
         } finally {
-            MDC.remove("consumer");
-            MDC.remove("messageId");
+            MDC.remove(DeliveryLogContext.CONSUMER);
+            MDC.remove(DeliveryLogContext.MESSAGE_ID);
         }
     }
 

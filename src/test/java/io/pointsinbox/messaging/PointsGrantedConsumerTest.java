@@ -125,8 +125,7 @@ class PointsGrantedConsumerTest extends InboxTestBase {
             awaitCounter("duplicate", 1, counted);
             lines = List.copyOf(everything.linesWithContext());
         }
-        List<LogCapture.Line> aboutIt = lines.stream().filter(line -> line.text().contains(id.toString())
-                || id.toString().equals(line.context().get("messageId"))).toList();
+        List<LogCapture.Line> aboutIt = lines.stream().filter(line -> line.isAbout(id)).toList();
         assertEquals(1, aboutIt.size(), "one line about the message, the duplicate's: " + aboutIt);
         assertTrue(aboutIt.get(0).text().startsWith("DEBUG Duplicate message " + id + " for consumer " + CONSUMER),
                 "at DEBUG: " + aboutIt.get(0));

@@ -75,6 +75,11 @@ public final class LogCapture implements AutoCloseable {
 
     /** One captured line, its log context and the exception logged with it (null if none). */
     public record Line(String text, Map<String, String> context, Throwable thrown) {
+
+        /** Whether the line is about this message: it names the id, or was logged in the message's context. */
+        public boolean isAbout(java.util.UUID messageId) {
+            return text.contains(messageId.toString()) || messageId.toString().equals(context.get("messageId"));
+        }
     }
 
     @Override
