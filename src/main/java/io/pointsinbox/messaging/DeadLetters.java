@@ -9,6 +9,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.apache.qpid.proton.amqp.messaging.ApplicationProperties;
 import org.apache.qpid.proton.amqp.messaging.Header;
 import org.apache.qpid.proton.amqp.messaging.Properties;
+import org.apache.qpid.proton.codec.DroppingWritableBuffer;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Message;
 import org.jboss.logging.Logger;
@@ -39,7 +40,8 @@ import io.smallrye.reactive.messaging.amqp.IncomingAmqpMetadata;
  * confirmed copy may later be joined by the unconfirmed one: the dead-letter address is at least once. A copy the
  * broker refuses (a dead-letter address full with the FAIL policy) takes the same path: the connector keeps it
  * until the broker takes it, the original is handed back at the bound, and after its delivery attempts the broker
- * moves the original to its own dead-letter address.
+ * moves the original to its own dead-letter address. A copy that cannot be encoded at all (the AMQP library reads
+ * some values it cannot write back) is never handed to the connector: the original takes the same path.
  */
 @ApplicationScoped
 public class DeadLetters {
@@ -67,15 +69,31 @@ public class DeadLetters {
         this.metrics = metrics;
     }
 
-    /** Sends the copy with its reason and returns once the broker has it; throws when it did not confirm in time. */
+    /**
+     * Sends the copy with its reason and returns once the broker has it; throws when it did not confirm in time, or
+     * when the copy cannot be encoded at all.
+     */
     void forward(IncomingAmqpMetadata incoming, String consumer, String reason) {
         org.apache.qpid.proton.message.Message original = incoming.getMessage().unwrap();
         String originalAddress = original.getAddress() != null ? original.getAddress() : address;
         String boundedReason = reason.length() <= MAX_REASON ? reason : reason.substring(0, MAX_REASON) + "...";
         long start = System.nanoTime();
+        org.apache.qpid.proton.message.Message copy = copy(original, Map.of(REASON, boundedReason, ORIGINAL_ADDRESS,
+                originalAddress, CONSUMER, consumer));
         try {
-            emitter.sendMessage(Message.of(copy(original, Map.of(REASON, boundedReason, ORIGINAL_ADDRESS,
-                    originalAddress, CONSUMER, consumer)))).await().atMost(timeout);
+            // Encoded here first, on this thread: the AMQP library can read some values that it cannot write back (an
+            // array of described values), and an encoding failure inside the connector's sender, on the event loop,
+            // breaks the dead-letter link for every message after it.
+            copy.encode(new DroppingWritableBuffer());
+        } catch (RuntimeException e) {
+            metrics.failed(consumer, start);
+            throw new DeadLetterImpossibleException("The message (" + transportId(original) + ") is refused ("
+                    + boundedReason + ") but its dead-letter copy cannot be written: the AMQP library reads this"
+                    + " message and cannot encode it again (" + e + "). It is handed back to the broker, which moves"
+                    + " it, as it was sent, to its own dead-letter address after max-delivery-attempts", e);
+        }
+        try {
+            emitter.sendMessage(Message.of(copy)).await().atMost(timeout);
         } catch (TimeoutException e) {
             metrics.deadLetterUnconfirmed(consumer, start);
             throw new DeadLetterUnconfirmedException("The broker did not confirm the dead-letter copy of the "
@@ -119,6 +137,17 @@ public class DeadLetters {
         copy.setBody(original.getBody());
         copy.setFooter(original.getFooter());
         return copy;
+    }
+
+    /**
+     * The original can be read but its copy cannot be encoded; it goes back to the broker, which dead-letters it as it
+     * was sent once it has been delivered max-delivery-attempts times.
+     */
+    public static final class DeadLetterImpossibleException extends RuntimeException {
+
+        DeadLetterImpossibleException(String message, Throwable cause) {
+            super(message, cause);
+        }
     }
 
     /** The dead-letter copy was not confirmed in time; the original goes back to the broker for another attempt. */

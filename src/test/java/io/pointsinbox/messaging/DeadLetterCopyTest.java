@@ -51,6 +51,7 @@ import io.pointsinbox.support.ArtemisTestResource;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
 import io.pointsinbox.support.MetricsDelta;
+import io.pointsinbox.support.RawAmqpMessage;
 import io.quarkus.test.junit.QuarkusTest;
 
 /**
@@ -209,6 +210,53 @@ class DeadLetterCopyTest extends InboxTestBase {
         assertEquals(1, counted.messages(CONSUMER, "rejected"));
         assertEquals(0, counted.messages(CONSUMER, "failed"));
         assertEquals(0, Ledger.totalRows("inbox_message"), "nothing claimed");
+        assertNothingUnacknowledged();
+    }
+
+    /**
+     * An amqp-value holding an array of described values (as Qpid Proton's Python client writes
+     * {@code Array(descriptor, INT, 1, 2, 3)}): the AMQP library under the connector reads it but cannot encode it
+     * again, so no copy of it can be written. It is refused without ever reaching the connector's dead-letter sender,
+     * where the encoding failure would break the dead-letter link for every message after it; the broker moves the
+     * original, as sent, to its dead-letter address after its delivery attempts. The poison message and the grant
+     * sent after it are handled as usual.
+     */
+    @Test
+    void aMessageWhoseCopyCannotBeEncodedIsLeftToTheBrokerAndTheDeadLetterLinkKeepsWorking() {
+        MetricsDelta counted = MetricsDelta.start();
+        UUID unencodable = UUID.randomUUID();
+        UUID poison = UUID.randomUUID();
+        UUID valid = UUID.randomUUID();
+        byte[] describedIntArray = { 0x00, 0x53, 0x77, (byte) 0xf0, 0, 0, 0, 0x14, 0, 0, 0, 3, 0x00, 0x55, 0x01, 0x71,
+                0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3 };
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.send(new RawAmqpMessage(unencodable, describedIntArray));
+            Message notJson = Message.Factory.create();
+            notJson.setMessageId(poison.toString());
+            notJson.setBody(new AmqpValue("{not json"));
+            sender.send(notJson);
+            sender.sendText(grant(valid, 91, 9));
+        }
+        List<Message> dead = AmqpTestClient.take(ArtemisTestResource.DEAD_LETTER, 2, Duration.ofSeconds(60));
+        awaitDrained();
+
+        Map<String, Message> byId = new LinkedHashMap<>();
+        dead.forEach(m -> byId.put(String.valueOf(m.getMessageId()), m));
+        Message copy = byId.get(poison.toString());
+        assertTrue(copy != null, "the poison message's copy, after the unencodable one: " + byId.keySet());
+        assertTrue(String.valueOf(copy.getApplicationProperties().getValue().get(DeadLetters.REASON))
+                .startsWith("body: malformed JSON"));
+        Message moved = byId.get(unencodable.toString());
+        assertTrue(moved != null, "the unencodable message, moved by the broker: " + byId.keySet());
+        assertEquals(null, moved.getApplicationProperties() == null ? null
+                : moved.getApplicationProperties().getValue().get(DeadLetters.REASON), "not a copy of the service's");
+        Object value = ((AmqpValue) moved.getBody()).getValue();
+        assertEquals(3, ((Object[]) value).length, "the array as sent");
+        assertEquals(1, Ledger.balance(CONSUMER, 91) / 9, "the grant after them applied once");
+        assertEquals(ArtemisTestResource.MAX_DELIVERY_ATTEMPTS, counted.messages(CONSUMER, "failed"),
+                "the unencodable message failed once per delivery attempt");
+        assertEquals(1, counted.messages(CONSUMER, "rejected"));
+        assertEquals(1, counted.messages(CONSUMER, "processed"));
         assertNothingUnacknowledged();
     }
 
