@@ -215,7 +215,7 @@ class DeadLetterCopyTest extends InboxTestBase {
 
     /**
      * An amqp-value holding an array of described values (as Qpid Proton's Python client writes
-     * {@code Array(descriptor, INT, 1, 2, 3)}): the AMQP library under the connector reads it but cannot encode it
+     * {@code Array(symbol("x"), INT, 1, 2, 3)}): the AMQP library under the connector reads it but cannot encode it
      * again, so no copy of it can be written. It is refused without ever reaching the connector's dead-letter sender,
      * where the encoding failure would break the dead-letter link for every message after it; the broker moves the
      * original, as sent, to its dead-letter address after its delivery attempts. The poison message and the grant
@@ -227,8 +227,9 @@ class DeadLetterCopyTest extends InboxTestBase {
         UUID unencodable = UUID.randomUUID();
         UUID poison = UUID.randomUUID();
         UUID valid = UUID.randomUUID();
-        byte[] describedIntArray = { 0x00, 0x53, 0x77, (byte) 0xf0, 0, 0, 0, 0x14, 0, 0, 0, 3, 0x00, 0x55, 0x01, 0x71,
-                0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3 };
+        // amqp-value: array32 of 3 ints, each described by the symbol "x"
+        byte[] describedIntArray = { 0x00, 0x53, 0x77, (byte) 0xf0, 0, 0, 0, 0x15, 0, 0, 0, 3, 0x00, (byte) 0xa3, 0x01,
+                'x', 0x71, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3 };
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
             sender.send(new RawAmqpMessage(unencodable, describedIntArray));
             Message notJson = Message.Factory.create();
