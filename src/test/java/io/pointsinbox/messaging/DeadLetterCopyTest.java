@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
@@ -203,7 +204,7 @@ class DeadLetterCopyTest extends InboxTestBase {
 
         Message copy = copies.get(0);
         assertEquals(id, String.valueOf(copy.getMessageId()));
-        String reason = String.valueOf(copy.getApplicationProperties().getValue().get(DeadLetters.REASON));
+        String reason = String.valueOf(reason(copy));
         assertTrue(reason.startsWith("body: malformed JSON"), "reason: " + reason);
         assertArrayEquals(encoded(m -> m.setBody(data(first))), encoded(m -> m.setBody(copy.getBody())),
                 "the copy's body is the first data section");
@@ -244,21 +245,25 @@ class DeadLetterCopyTest extends InboxTestBase {
         Map<String, Message> byId = new LinkedHashMap<>();
         dead.forEach(m -> byId.put(String.valueOf(m.getMessageId()), m));
         Message copy = byId.get(poison.toString());
-        assertTrue(copy != null, "the poison message's copy, after the unencodable one: " + byId.keySet());
-        assertTrue(String.valueOf(copy.getApplicationProperties().getValue().get(DeadLetters.REASON))
-                .startsWith("body: malformed JSON"));
+        assertNotNull(copy, "the poison message's copy, after the unencodable one: " + byId.keySet());
+        assertTrue(String.valueOf(reason(copy)).startsWith("body: malformed JSON"), "reason: " + reason(copy));
         Message moved = byId.get(unencodable.toString());
-        assertTrue(moved != null, "the unencodable message, moved by the broker: " + byId.keySet());
-        assertEquals(null, moved.getApplicationProperties() == null ? null
-                : moved.getApplicationProperties().getValue().get(DeadLetters.REASON), "not a copy of the service's");
+        assertNotNull(moved, "the unencodable message, moved by the broker: " + byId.keySet());
+        assertNull(reason(moved), "not a copy of the service's");
         Object value = ((AmqpValue) moved.getBody()).getValue();
         assertEquals(3, ((Object[]) value).length, "the array as sent");
-        assertEquals(1, Ledger.balance(CONSUMER, 91) / 9, "the grant after them applied once");
+        assertEquals(9, Ledger.balance(CONSUMER, 91), "the grant after them applied once");
         assertEquals(ArtemisTestResource.MAX_DELIVERY_ATTEMPTS, counted.messages(CONSUMER, "failed"),
                 "the unencodable message failed once per delivery attempt");
         assertEquals(1, counted.messages(CONSUMER, "rejected"));
         assertEquals(1, counted.messages(CONSUMER, "processed"));
         assertNothingUnacknowledged();
+    }
+
+    /** The message's {@value DeadLetters#REASON} application property, or null when it has none. */
+    private static Object reason(Message message) {
+        return message.getApplicationProperties() == null ? null
+                : message.getApplicationProperties().getValue().get(DeadLetters.REASON);
     }
 
     /** The sections of a message as encoded for the wire, by type, in order. */
