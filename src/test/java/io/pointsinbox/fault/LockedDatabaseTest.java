@@ -1,0 +1,98 @@
+package io.pointsinbox.fault;
+
+import static io.pointsinbox.support.AmqpTestClient.grant;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import org.junit.jupiter.api.Test;
+
+import io.pointsinbox.support.InboxTestBase;
+import io.pointsinbox.support.Ledger;
+import io.pointsinbox.support.MetricsDelta;
+import io.pointsinbox.support.ParallelSenders;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+
+/**
+ * A database that answers but blocks: a lock on {@code user_points} (a migration's, or a long manual transaction's)
+ * held past the transaction timeout. The probe's {@code select 1} still answers, so consumption is not paused; each
+ * delivery waiting on the lock is rolled back at the timeout, inbox row included, and handed back, and its
+ * redelivery applies it once the lock is gone. Duplicates sent by a second producer race the same ids meanwhile.
+ */
+@QuarkusTest
+@TestProfile(LockedDatabaseTest.ShortTransactionTimeout.class)
+class LockedDatabaseTest extends InboxTestBase {
+
+    private static final int TIMEOUT_SECONDS = 3;
+    private static final int MESSAGES = 4;
+    private static final int SENDERS = 2;
+    private static final long AMOUNT = 25;
+
+    public static class ShortTransactionTimeout implements QuarkusTestProfile {
+
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            // The dead-letter timeout must stay below the transaction timeout (checked at start-up).
+            return Map.of("quarkus.transaction-manager.default-transaction-timeout", TIMEOUT_SECONDS + "s",
+                    "points.dead-letter-timeout", "1s");
+        }
+    }
+
+    @Test
+    void deliveriesBlockedByALockPastTheTransactionTimeoutAreRolledBackAndAppliedOnceWhenItIsReleased()
+            throws Exception {
+        long user = 9_100_000L + System.nanoTime() % 100_000;
+        List<UUID> ids = new ArrayList<>();
+        List<String> bodies = new ArrayList<>();
+        for (int i = 0; i < MESSAGES; i++) {
+            UUID id = UUID.randomUUID();
+            ids.add(id);
+            bodies.add(grant(id, user, AMOUNT));
+        }
+        MetricsDelta counted = MetricsDelta.start();
+        try (Connection lock = Ledger.connection(); Statement statement = lock.createStatement()) {
+            lock.setAutoCommit(false);
+            statement.execute("lock table user_points in access exclusive mode");
+
+            ParallelSenders.sameMessagesFromEach(bodies, SENDERS);
+            await("deliveries waiting on the lock").atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(50)).until(() -> Ledger.backendsWaitingOnLocks() >= 1);
+            // The lock outlives the transaction timeout, but not two: the broker's 3 delivery attempts are not spent.
+            await("a delivery rolled back at the transaction timeout while the lock is held")
+                    .atMost(Duration.ofSeconds(TIMEOUT_SECONDS + 3)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> counted.messages(CONSUMER, "failed") >= 1);
+            for (UUID id : ids) {
+                assertEquals(0, Ledger.inboxRows(CONSUMER, id),
+                        "a rolled-back attempt leaves no inbox row behind (the lock is still held): " + id);
+            }
+            assertEquals(0, counted.messages(CONSUMER, "processed"), "nothing applied while the lock is held");
+            lock.commit();
+        }
+
+        awaitDrained();
+        await("every delivery settled").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .until(() -> counted.messages(CONSUMER, "processed") + counted.messages(CONSUMER, "duplicate")
+                        >= MESSAGES * SENDERS);
+        assertEquals(MESSAGES, counted.messages(CONSUMER, "processed"), "each message applied once");
+        assertEquals(MESSAGES * (SENDERS - 1), counted.messages(CONSUMER, "duplicate"),
+                "every other copy is a duplicate");
+        assertTrue(counted.messages(CONSUMER, "failed") >= 1, "the timed-out attempts are counted as failed");
+        assertEquals(MESSAGES * AMOUNT, Ledger.balance(CONSUMER, user), "balance: each grant once");
+        assertEquals(MESSAGES, Ledger.grants(CONSUMER, user), "one ledger entry per message");
+        for (UUID id : ids) {
+            assertEquals(1, Ledger.inboxRows(CONSUMER, id), "one inbox row for " + id);
+        }
+        assertEquals(0, deadLettered(), "a lock shorter than the delivery attempts dead-letters nothing");
+        assertNothingUnacknowledged();
+    }
+}
