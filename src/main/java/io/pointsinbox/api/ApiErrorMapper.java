@@ -2,6 +2,7 @@ package io.pointsinbox.api;
 
 import java.util.Locale;
 
+import jakarta.transaction.RollbackException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 
@@ -15,12 +16,15 @@ import io.pointsinbox.ops.InboxMetrics;
 
 /**
  * Every client error leaves as JSON: an invalid message is a 400 naming the field; nothing was stored. A database that
- * does not answer is a 503 with {@code Retry-After}.
+ * does not answer, or a transaction that did not commit, is a 503 with {@code Retry-After}.
  */
 public class ApiErrorMapper {
 
     static final String DATABASE_UNAVAILABLE = "the database does not answer; retry later (a message sent again with"
             + " the same messageId is never applied twice)";
+    public static final String NOT_COMMITTED = "the transaction did not commit (rolled back at its timeout, for"
+            + " instance while waiting on a lock, or its commit failed); retry later (a message sent again with the"
+            + " same messageId is never applied twice)";
     private static final int RETRY_AFTER_SECONDS = 5;
     private static final Logger LOG = Logger.getLogger(ApiErrorMapper.class);
 
@@ -61,8 +65,23 @@ public class ApiErrorMapper {
     @ServerExceptionMapper
     public Response databaseUnavailable(JDBCConnectionException e) {
         LOG.warnf("Database unreachable, answered 503: %s", e.getMessage());
-        return Response.fromResponse(ApiError.response(Response.Status.SERVICE_UNAVAILABLE, "database_unavailable",
-                null, DATABASE_UNAVAILABLE)).header("Retry-After", RETRY_AFTER_SECONDS).build();
+        return retryLater("database_unavailable", DATABASE_UNAVAILABLE);
+    }
+
+    /**
+     * The transaction did not commit: the transaction manager rolled it back at its timeout (a statement waiting on a
+     * lock held past it, for instance), or its commit failed. Nothing of it was applied, unless a commit that failed
+     * on its way back had reached the database: either way a 503 the client can retry, like an outage.
+     */
+    @ServerExceptionMapper
+    public Response notCommitted(RollbackException e) {
+        LOG.warnf("Transaction rolled back before it committed, answered 503: %s", e.getMessage());
+        return retryLater("transaction_rolled_back", NOT_COMMITTED);
+    }
+
+    private static Response retryLater(String error, String message) {
+        return Response.fromResponse(ApiError.response(Response.Status.SERVICE_UNAVAILABLE, error, null, message))
+                .header("Retry-After", RETRY_AFTER_SECONDS).build();
     }
 
     @ServerExceptionMapper

@@ -1,6 +1,9 @@
 package io.pointsinbox.fault;
 
 import static io.pointsinbox.support.AmqpTestClient.grant;
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.nullValue;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -15,6 +18,7 @@ import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
 
+import io.pointsinbox.api.ApiErrorMapper;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
 import io.pointsinbox.support.MetricsDelta;
@@ -22,12 +26,15 @@ import io.pointsinbox.support.ParallelSenders;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
+import io.restassured.http.ContentType;
+import io.restassured.response.ValidatableResponse;
 
 /**
  * A database that answers but blocks: a lock on {@code user_points} (a migration's, or a long manual transaction's)
  * held past the transaction timeout. The probe's {@code select 1} still answers, so consumption is not paused; each
  * delivery waiting on the lock is rolled back at the timeout, inbox row included, and handed back, and its
  * redelivery applies it once the lock is gone. Duplicates sent by a second producer race the same ids meanwhile.
+ * Over HTTP the same rollback is a 503 the client can retry, and its retry is applied once.
  */
 @QuarkusTest
 @TestProfile(LockedDatabaseTest.ShortTransactionTimeout.class)
@@ -94,5 +101,32 @@ class LockedDatabaseTest extends InboxTestBase {
         }
         assertEquals(0, deadLettered(), "a lock shorter than the delivery attempts dead-letters nothing");
         assertNothingUnacknowledged();
+    }
+
+    @Test
+    void aRequestBlockedByALockPastTheTransactionTimeoutIsA503WithRetryAfterAndItsRetryIsAppliedOnce()
+            throws Exception {
+        long user = 9_200_000L + System.nanoTime() % 100_000;
+        UUID id = UUID.randomUUID();
+        String body = grant(id, user, AMOUNT);
+        try (Connection lock = Ledger.connection(); Statement statement = lock.createStatement()) {
+            lock.setAutoCommit(false);
+            statement.execute("lock table user_points in access exclusive mode");
+
+            post(body).statusCode(503).contentType(ContentType.JSON).header("Retry-After", "5")
+                    .body("error", equalTo("transaction_rolled_back"), "field", nullValue(),
+                            "message", equalTo(ApiErrorMapper.NOT_COMMITTED));
+            assertEquals(0, Ledger.inboxRows(CONSUMER, id), "the rolled-back request left no inbox row");
+            lock.commit();
+        }
+        post(body).statusCode(200).body("status", equalTo("processed"));
+        post(body).statusCode(200).body("status", equalTo("duplicate_ignored"), "outcome", equalTo("processed"));
+        assertEquals(AMOUNT, Ledger.balance(CONSUMER, user), "applied once, by the retry");
+        assertEquals(1, Ledger.grants(CONSUMER, user), "one ledger entry");
+        assertEquals(1, Ledger.inboxRows(CONSUMER, id), "one inbox row");
+    }
+
+    private static ValidatableResponse post(String body) {
+        return given().contentType(ContentType.JSON).body(body).post("/messages/points-granted").then();
     }
 }
