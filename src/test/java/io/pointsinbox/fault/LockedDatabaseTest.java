@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -67,10 +68,7 @@ class LockedDatabaseTest extends InboxTestBase {
             bodies.add(grant(id, user, AMOUNT));
         }
         MetricsDelta counted = MetricsDelta.start();
-        try (Connection lock = Ledger.connection(); Statement statement = lock.createStatement()) {
-            lock.setAutoCommit(false);
-            statement.execute("lock table user_points in access exclusive mode");
-
+        try (Connection lock = lockUserPoints()) {
             ParallelSenders.sameMessagesFromEach(bodies, SENDERS);
             await("deliveries waiting on the lock").atMost(Duration.ofSeconds(10))
                     .pollInterval(Duration.ofMillis(50)).until(() -> Ledger.backendsWaitingOnLocks() >= 1);
@@ -109,10 +107,7 @@ class LockedDatabaseTest extends InboxTestBase {
         long user = 9_200_000L + System.nanoTime() % 100_000;
         UUID id = UUID.randomUUID();
         String body = grant(id, user, AMOUNT);
-        try (Connection lock = Ledger.connection(); Statement statement = lock.createStatement()) {
-            lock.setAutoCommit(false);
-            statement.execute("lock table user_points in access exclusive mode");
-
+        try (Connection lock = lockUserPoints()) {
             post(body).statusCode(503).contentType(ContentType.JSON).header("Retry-After", "5")
                     .body("error", equalTo("transaction_rolled_back"), "field", nullValue(),
                             "message", equalTo(ApiErrorMapper.NOT_COMMITTED));
@@ -126,7 +121,20 @@ class LockedDatabaseTest extends InboxTestBase {
         assertEquals(1, Ledger.inboxRows(CONSUMER, id), "one inbox row");
     }
 
-    private static ValidatableResponse post(String body) {
+    /** A connection of its own holding an exclusive lock on {@code user_points} until it commits or closes. */
+    private static Connection lockUserPoints() throws SQLException {
+        Connection lock = Ledger.connection();
+        try (Statement statement = lock.createStatement()) {
+            lock.setAutoCommit(false);
+            statement.execute("lock table user_points in access exclusive mode");
+            return lock;
+        } catch (SQLException e) {
+            lock.close();
+            throw e;
+        }
+    }
+
+        private static ValidatableResponse post(String body) {
         return given().contentType(ContentType.JSON).body(body).post("/messages/points-granted").then();
     }
 }
