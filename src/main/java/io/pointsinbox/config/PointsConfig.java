@@ -49,4 +49,12 @@ public interface PointsConfig {
      */
     @WithDefault("10s")
     java.time.Duration deadLetterTimeout();
+
+    /**
+     * How long an AMQP connection may go without a frame from the broker before it is closed and opened again: the
+     * broker is asked to send one at least this often, and a silent broker is noticed; 0 switches it off, otherwise
+     * from 2s to 1h (POINTS_BROKER_IDLE_TIMEOUT).
+     */
+    @WithDefault("30s")
+    java.time.Duration brokerIdleTimeout();
 }

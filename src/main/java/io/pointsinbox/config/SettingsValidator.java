@@ -44,6 +44,11 @@ public final class SettingsValidator implements ConfigValidator {
             between(problems, "points.max-amount", points.maxAmount(), 1, 1_000_000_000);
             between(problems, "points.concurrency", points.concurrency(), 1, 256);
             positive(problems, "points.database-retry-interval", points.databaseRetryInterval());
+            Duration idle = points.brokerIdleTimeout();
+            if (!idle.isZero()
+                    && (idle.compareTo(Duration.ofSeconds(2)) < 0 || idle.compareTo(Duration.ofHours(1)) > 0)) {
+                problems.add(problem("points.broker-idle-timeout", idle, "must be 0 (off) or from 2s to 1h"));
+            }
         } else if (mapping instanceof BatchConfig batch) {
             between(problems, "points.batch.max-size", batch.maxSize(), 1, 1000);
             between(problems, "points.batch.threads", batch.threads(), 1, 16);

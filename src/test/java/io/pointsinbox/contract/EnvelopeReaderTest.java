@@ -266,5 +266,10 @@ class EnvelopeReaderTest {
         public Duration deadLetterTimeout() {
             return Duration.ofSeconds(10);
         }
+
+        @Override
+        public Duration brokerIdleTimeout() {
+            return Duration.ofSeconds(30);
+        }
     }
 }

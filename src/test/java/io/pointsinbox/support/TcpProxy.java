@@ -8,13 +8,17 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntSupplier;
 
 /**
  * A loopback TCP proxy that a test can cut: every open connection is dropped and new ones are refused until it is
  * restored. Put in front of PostgreSQL it plays a database that becomes unreachable. It can also be frozen: the
  * connections stay open but no byte passes in either direction until it is thawed, as on a network path that
- * silently drops packets.
+ * silently drops packets. Or the connections open now can be silenced for good while new ones pass, as when the
+ * peer's node is lost and it comes back elsewhere: their bytes are dropped in both directions and the far end's
+ * close never arrives; only the near end's own close still reaches the far end, so that the test need not wait for
+ * the broker's own idle timeout.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -24,6 +28,8 @@ public final class TcpProxy implements AutoCloseable {
     private volatile boolean frozen;
     private final int port;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+    private final Set<Link> links = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger accepted = new AtomicInteger();
     private volatile ServerSocket server;
 
     public TcpProxy(String targetHost, int targetPort) throws IOException {
@@ -54,11 +60,27 @@ public final class TcpProxy implements AutoCloseable {
             closeQuietly(socket);
         }
         sockets.clear();
+        links.clear();
     }
 
     /** Holds every byte, in both directions, until {@link #thaw()}; connections stay open. */
     public void freeze() {
         frozen = true;
+    }
+
+    /**
+     * Drops every byte of the connections open now, in both directions, for good, and keeps their sockets open; the
+     * connections opened afterwards pass.
+     */
+    public void silenceOpenConnections() {
+        for (Link link : links) {
+            link.silenced = true;
+        }
+    }
+
+    /** Connections accepted since the proxy was created. */
+    public int acceptedConnections() {
+        return accepted.get();
     }
 
     public void thaw() {
@@ -98,21 +120,29 @@ public final class TcpProxy implements AutoCloseable {
                 upstream.setTcpNoDelay(true);
                 sockets.add(client);
                 sockets.add(upstream);
-                pump(client, upstream);
-                pump(upstream, client);
+                accepted.incrementAndGet();
+                Link link = new Link();
+                links.add(link);
+                pump(client, upstream, link, false);
+                pump(upstream, client, link, true);
             } catch (IOException e) {
                 // the listening socket was closed by cut(), or the target refused: the client sees a closed socket
             }
         }
     }
 
-    private void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to, Link link, boolean fromUpstream) {
         Thread thread = new Thread(() -> {
             byte[] buffer = new byte[16 * 1024];
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+            try {
+                InputStream in = from.getInputStream();
+                OutputStream out = to.getOutputStream();
                 int read;
                 while ((read = in.read(buffer)) >= 0) {
                     awaitThawed();
+                    if (link.silenced) {
+                        continue;
+                    }
                     out.write(buffer, 0, read);
                     out.flush();
                 }
@@ -121,14 +151,26 @@ public final class TcpProxy implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } finally {
-                closeQuietly(from);
-                closeQuietly(to);
-                sockets.remove(from);
-                sockets.remove(to);
+                if (link.silenced && fromUpstream && !from.isClosed()) {
+                    // The far end closed a silenced connection: the near end never hears of it.
+                    closeQuietly(from);
+                    sockets.remove(from);
+                } else {
+                    closeQuietly(from);
+                    closeQuietly(to);
+                    sockets.remove(from);
+                    sockets.remove(to);
+                    links.remove(link);
+                }
             }
         }, "tcp-proxy-pump");
         thread.setDaemon(true);
         thread.start();
+    }
+
+    /** One proxied connection. */
+    private static final class Link {
+        volatile boolean silenced;
     }
 
     private static void closeQuietly(Socket socket) {
