@@ -69,6 +69,18 @@ class SettingsValidatorTest {
     }
 
     @Test
+    void theBrokerIdleTimeoutIsOffOrFromTwoSecondsToAnHour() {
+        assertEquals(Duration.ofSeconds(30), build(Map.of()).getConfigMapping(PointsConfig.class).brokerIdleTimeout());
+        for (String accepted : List.of("0s", "2s", "1h")) {
+            assertDoesNotThrow(() -> build(Map.of("points.broker-idle-timeout", accepted)), accepted);
+        }
+        assertEquals("POINTS_BROKER_IDLE_TIMEOUT (points.broker-idle-timeout=PT1S) must be 0 (off) or from 2s to 1h",
+                problems(Map.of("points.broker-idle-timeout", "1s")));
+        assertEquals("POINTS_BROKER_IDLE_TIMEOUT (points.broker-idle-timeout=PT1H0.001S) must be 0 (off) or from 2s"
+                + " to 1h", problems(Map.of("points.broker-idle-timeout", "3600001ms")));
+    }
+
+    @Test
     void aConsumerNameLongerThan100CharactersIsRefused() {
         assertTrue(problems(Map.of("points.consumer", "a".repeat(101))).startsWith("POINTS_CONSUMER"));
     }
