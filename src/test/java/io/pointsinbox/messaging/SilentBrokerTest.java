@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
 
 import io.pointsinbox.support.AmqpTestClient;
 import io.pointsinbox.support.ArtemisTestResource;
+import io.pointsinbox.support.BatchedMode;
 import io.pointsinbox.support.FailureInjector;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
@@ -51,6 +53,16 @@ class SilentBrokerTest extends InboxTestBase {
         @Override
         public List<TestResourceEntry> testResources() {
             return List.of(new TestResourceEntry(BrokerLink.class));
+        }
+    }
+
+    /** The same, in batched mode. */
+    public static class BrokerBehindProxyBatched extends BrokerBehindProxy {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            Map<String, String> overrides = new HashMap<>(super.getConfigOverrides());
+            overrides.putAll(new BatchedMode().getConfigOverrides());
+            return overrides;
         }
     }
 
