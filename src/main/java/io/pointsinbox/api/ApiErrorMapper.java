@@ -2,6 +2,8 @@ package io.pointsinbox.api;
 
 import java.util.Locale;
 
+import javax.sql.DataSource;
+
 import jakarta.transaction.RollbackException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
@@ -12,6 +14,7 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 import io.pointsinbox.config.PointsConfig;
 import io.pointsinbox.contract.InvalidEnvelopeException;
+import io.pointsinbox.ops.IdleConnections;
 import io.pointsinbox.ops.InboxMetrics;
 
 /**
@@ -30,10 +33,12 @@ public class ApiErrorMapper {
 
     private final InboxMetrics metrics;
     private final PointsConfig config;
+    private final DataSource dataSource;
 
-    ApiErrorMapper(InboxMetrics metrics, PointsConfig config) {
+    ApiErrorMapper(InboxMetrics metrics, PointsConfig config, DataSource dataSource) {
         this.metrics = metrics;
         this.config = config;
+        this.dataSource = dataSource;
     }
 
     @ServerExceptionMapper
@@ -60,11 +65,13 @@ public class ApiErrorMapper {
     /**
      * The database does not answer (no connection within the pool's acquisition timeout, or one lost mid-request):
      * a 503 the client can retry. A message sent again with the same messageId is never applied twice, even if
-     * this attempt's commit did reach the database.
+     * this attempt's commit did reach the database. The pool's idle connections are closed ({@link IdleConnections}),
+     * so that the retry does not meet the same dead end.
      */
     @ServerExceptionMapper
     public Response databaseUnavailable(JDBCConnectionException e) {
         LOG.warnf("Database unreachable, answered 503: %s", e.getMessage());
+        IdleConnections.discard(dataSource);
         return retryLater("database_unavailable", DATABASE_UNAVAILABLE);
     }
 
@@ -76,6 +83,8 @@ public class ApiErrorMapper {
     @ServerExceptionMapper
     public Response notCommitted(RollbackException e) {
         LOG.warnf("Transaction rolled back before it committed, answered 503: %s", e.getMessage());
+        // Rolled back at its timeout may also mean a statement that waited on a database that fell silent.
+        IdleConnections.discard(dataSource);
         return retryLater("transaction_rolled_back", NOT_COMMITTED);
     }
 

@@ -57,4 +57,12 @@ public interface PointsConfig {
      */
     @WithDefault("30s")
     java.time.Duration brokerIdleTimeout();
+
+    /**
+     * Longest wait for any read from the database before the connection is closed and the statement fails: a database
+     * that falls silent is noticed; 0 switches it off, otherwise from 1s to 1h and above the transaction timeout
+     * (POINTS_DATABASE_SOCKET_TIMEOUT).
+     */
+    @WithDefault("90s")
+    java.time.Duration databaseSocketTimeout();
 }

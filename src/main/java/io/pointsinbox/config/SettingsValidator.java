@@ -49,6 +49,11 @@ public final class SettingsValidator implements ConfigValidator {
                     && (idle.compareTo(Duration.ofSeconds(2)) < 0 || idle.compareTo(Duration.ofHours(1)) > 0)) {
                 problems.add(problem("points.broker-idle-timeout", idle, "must be 0 (off) or from 2s to 1h"));
             }
+            Duration socket = points.databaseSocketTimeout();
+            if (!socket.isZero()
+                    && (socket.compareTo(Duration.ofSeconds(1)) < 0 || socket.compareTo(Duration.ofHours(1)) > 0)) {
+                problems.add(problem("points.database-socket-timeout", socket, "must be 0 (off) or from 1s to 1h"));
+            }
         } else if (mapping instanceof BatchConfig batch) {
             between(problems, "points.batch.max-size", batch.maxSize(), 1, 1000);
             between(problems, "points.batch.threads", batch.threads(), 1, 16);

@@ -22,6 +22,7 @@ public class StartupChecks {
                 "quarkus.transaction-manager.default-transaction-timeout", java.time.Duration.class)
                 .orElse(java.time.Duration.ofSeconds(60));
         deadLetterTimeoutProblem(points.deadLetterTimeout(), transactionTimeout).ifPresent(StartupChecks::refuse);
+        socketTimeoutProblem(points.databaseSocketTimeout(), transactionTimeout).ifPresent(StartupChecks::refuse);
         int pool = config.getOptionalValue("quarkus.datasource.jdbc.max-size", Integer.class).orElse(20);
         poolProblem(pool, batch.enabled(), points.concurrency(), batch.threads()).ifPresent(StartupChecks::refuse);
     }
@@ -75,6 +76,20 @@ public class StartupChecks {
                 + Durations.readable(timeout) + ") must "
                 + "be above zero and below the transaction timeout (quarkus.transaction-manager."
                 + "default-transaction-timeout=" + Durations.readable(transactionTimeout) + ")");
+    }
+
+    /**
+     * A statement waiting on a lock must end at the transaction timeout, cancelled on a connection that stays usable,
+     * not by the socket timeout, which closes the connection and leaves the database's backend waiting.
+     */
+    static java.util.Optional<String> socketTimeoutProblem(java.time.Duration timeout,
+            java.time.Duration transactionTimeout) {
+        if (timeout.isZero() || timeout.compareTo(transactionTimeout) > 0) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of("POINTS_DATABASE_SOCKET_TIMEOUT (points.database-socket-timeout="
+                + Durations.readable(timeout) + ") must be 0 (off) or above the transaction timeout (quarkus."
+                + "transaction-manager.default-transaction-timeout=" + Durations.readable(transactionTimeout) + ")");
     }
 
     /**

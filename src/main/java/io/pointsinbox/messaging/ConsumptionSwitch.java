@@ -28,6 +28,7 @@ import org.jboss.logging.Logger;
 
 import io.pointsinbox.config.Durations;
 import io.pointsinbox.config.PointsConfig;
+import io.pointsinbox.ops.IdleConnections;
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -67,7 +68,9 @@ public class ConsumptionSwitch {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger inHandler = new AtomicInteger();
     private final AtomicInteger mostInHandler = new AtomicInteger();
-    /** Longest a failed delivery waits for the probe: its connection attempt and its 5 s query timeout. */
+    /** Longest a probe waits for the database's answer. */
+    private static final int PROBE_SECONDS = 5;
+    /** Longest a failed delivery waits for the probe: its connection attempt and its 5 s bound. */
     private static final long VERDICT_WAIT_SECONDS = 12;
 
     /** Complete while the database answers; a new, incomplete one while it does not. */
@@ -216,15 +219,25 @@ public class ConsumptionSwitch {
     }
 
     private boolean databaseAnswers() {
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
-            statement.setQueryTimeout(5);
-            statement.execute("select 1");
+        try (Connection connection = dataSource.getConnection()) {
+            // The query timeout is a cancel request sent over another connection, which a database that fell
+            // silent never answers: the probe's reads are bounded on the socket too, then given back their bound.
+            int socketTimeout = connection.getNetworkTimeout();
+            connection.setNetworkTimeout(Runnable::run, PROBE_SECONDS * 1000);
+            try (Statement statement = connection.createStatement()) {
+                statement.setQueryTimeout(PROBE_SECONDS);
+                statement.execute("select 1");
+            }
+            connection.setNetworkTimeout(Runnable::run, socketTimeout);
             return true;
         } catch (SQLException e) {
             LOG.debugf("Database probe failed: %s", e.getMessage());
+            IdleConnections.discard(dataSource);
             return false;
         }
     }
+
+
 
     void onStart(@Observes StartupEvent event) {
         ShutdownDisconnectFilter.running();

@@ -81,6 +81,17 @@ class SettingsValidatorTest {
     }
 
     @Test
+    void theDatabaseSocketTimeoutIsOffOrFromOneSecondToAnHour() {
+        assertEquals(Duration.ofSeconds(90),
+                build(Map.of()).getConfigMapping(PointsConfig.class).databaseSocketTimeout());
+        for (String accepted : List.of("0s", "1s", "1h")) {
+            assertDoesNotThrow(() -> build(Map.of("points.database-socket-timeout", accepted)), accepted);
+        }
+        assertEquals("POINTS_DATABASE_SOCKET_TIMEOUT (points.database-socket-timeout=PT0.5S) must be 0 (off) or from 1s"
+                + " to 1h", problems(Map.of("points.database-socket-timeout", "500ms")));
+    }
+
+    @Test
     void aConsumerNameLongerThan100CharactersIsRefused() {
         assertTrue(problems(Map.of("points.consumer", "a".repeat(101))).startsWith("POINTS_CONSUMER"));
     }

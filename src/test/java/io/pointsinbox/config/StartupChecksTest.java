@@ -39,6 +39,19 @@ class StartupChecksTest {
     }
 
     @Test
+    void aDatabaseSocketTimeoutIsOffOrAboveTheTransactionTimeout() {
+        Duration transaction = Duration.ofSeconds(60);
+        assertTrue(StartupChecks.socketTimeoutProblem(Duration.ZERO, transaction).isEmpty());
+        assertTrue(StartupChecks.socketTimeoutProblem(Duration.ofSeconds(61), transaction).isEmpty());
+        for (Duration timeout : new Duration[] {Duration.ofSeconds(60), Duration.ofSeconds(30)}) {
+            String problem = StartupChecks.socketTimeoutProblem(timeout, transaction).orElseThrow(
+                    () -> new AssertionError(timeout + " should be refused"));
+            assertTrue(problem.startsWith("POINTS_DATABASE_SOCKET_TIMEOUT (points.database-socket-timeout="), problem);
+            assertTrue(problem.contains("above the transaction timeout"), problem);
+        }
+    }
+
+    @Test
     void aMissingTokenKeyIsRefusedNamingTheEnvironmentVariable() {
         for (String location : new String[] {null, "", " ", StartupChecks.NO_KEY}) {
             String problem = StartupChecks.jwtKeyProblem(location, null).orElseThrow(

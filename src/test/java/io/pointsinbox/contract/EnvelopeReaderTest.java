@@ -271,5 +271,10 @@ class EnvelopeReaderTest {
         public Duration brokerIdleTimeout() {
             return Duration.ofSeconds(30);
         }
+
+        @Override
+        public Duration databaseSocketTimeout() {
+            return Duration.ofSeconds(90);
+        }
     }
 }

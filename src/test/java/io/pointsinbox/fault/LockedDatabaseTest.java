@@ -134,7 +134,7 @@ class LockedDatabaseTest extends InboxTestBase {
         }
     }
 
-        private static ValidatableResponse post(String body) {
+    private static ValidatableResponse post(String body) {
         return given().contentType(ContentType.JSON).body(body).post("/messages/points-granted").then();
     }
 }

@@ -181,7 +181,11 @@ class ConsumptionSwitchTest {
                     new Class<?>[] { Statement.class }, (proxy, method, args) -> method.getName().equals("execute")
                             ? Boolean.TRUE : null);
             return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Connection.class },
-                    (proxy, method, args) -> method.getName().equals("createStatement") ? statement : null);
+                    (proxy, method, args) -> switch (method.getName()) {
+                        case "createStatement" -> statement;
+                        case "getNetworkTimeout" -> 0;
+                        default -> null;
+                    });
         }
 
         @Override
