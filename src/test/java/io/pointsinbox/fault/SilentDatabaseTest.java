@@ -32,11 +32,13 @@ import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 
 /**
- * A database that falls silent without closing anything, as a primary whose node is lost while a new one takes its
- * address: every connection the pool holds leads nowhere, new ones reach a database that answers. Nothing wakes a
- * thread blocked on such a connection but the socket timeout ({@code points.database-socket-timeout}, 4 s here); the
- * statement fails, the delivery is handed back, the probe finds the database through a fresh connection and the
- * pool's other idle connections are discarded, and the redelivery is applied once.
+ * A database that falls silent without closing anything, as across a network partition or a primary whose node is
+ * lost while a new one takes its address: every connection the pool holds leads nowhere, new ones reach a database
+ * that answers. Nothing wakes a thread blocked on such a connection but the socket timeout
+ * ({@code points.database-socket-timeout}, 4 s here); the statement fails, the delivery is handed back, the probe
+ * finds the database through a fresh connection and the pool's other idle connections are discarded, and the
+ * redelivery is applied once. Across a partition the database keeps the abandoned session's transaction, and its
+ * locks, until its idle-in-transaction timeout, which the service sets to the same bound.
  */
 @QuarkusTest
 @TestProfile(SilentDatabaseTest.ShortSocketTimeout.class)
@@ -70,7 +72,8 @@ class SilentDatabaseTest extends InboxTestBase {
             sender.sendText(grant(held, 41_900, 9));
         }
         assertTrue(hold.awaitEntered(30), "the first delivery is inside its transaction");
-        PostgresTestDatabase.proxy().silenceOpenConnections();
+        // A partition: the database keeps that transaction open, with its locks, until it gives up on the session.
+        PostgresTestDatabase.proxy().partitionOpenConnections();
         long silencedAt = System.nanoTime();
         hold.release();
         ParallelSenders.sameMessagesFromEach(workload.messages(), 4);

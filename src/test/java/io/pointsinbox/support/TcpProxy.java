@@ -18,7 +18,7 @@ import java.util.function.IntSupplier;
  * silently drops packets. Or the connections open now can be silenced for good while new ones pass, as when the
  * peer's node is lost and it comes back elsewhere: their bytes are dropped in both directions and the far end's
  * close never arrives; only the near end's own close still reaches the far end, so that the test need not wait for
- * the broker's own idle timeout.
+ * the far end's own idle timeout; partitioned, not even that.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -74,6 +74,17 @@ public final class TcpProxy implements AutoCloseable {
      */
     public void silenceOpenConnections() {
         for (Link link : links) {
+            link.silenced = true;
+        }
+    }
+
+    /**
+     * As {@link #silenceOpenConnections()}, and the near end's close does not reach the far end either: the far end
+     * keeps its side of each connection until it gives up on it by itself, as across a network partition.
+     */
+    public void partitionOpenConnections() {
+        for (Link link : links) {
+            link.closesPass = false;
             link.silenced = true;
         }
     }
@@ -151,8 +162,9 @@ public final class TcpProxy implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } finally {
-                if (link.silenced && fromUpstream && !from.isClosed()) {
-                    // The far end closed a silenced connection: the near end never hears of it.
+                if (link.silenced && (fromUpstream || !link.closesPass) && !from.isClosed()) {
+                    // One end closed a silenced connection: the other never hears of it (the near end's close
+                    // still reaches the far end, unless partitioned).
                     closeQuietly(from);
                     sockets.remove(from);
                 } else {
@@ -171,6 +183,7 @@ public final class TcpProxy implements AutoCloseable {
     /** One proxied connection. */
     private static final class Link {
         volatile boolean silenced;
+        volatile boolean closesPass = true;
     }
 
     private static void closeQuietly(Socket socket) {
