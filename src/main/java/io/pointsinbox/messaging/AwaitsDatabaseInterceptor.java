@@ -28,7 +28,7 @@ class AwaitsDatabaseInterceptor {
             return invocation.proceed();
         } catch (Exception | Error failure) {
             // Rolled back, holding no connection: the message goes back only once the gate reflects the database.
-            consumption.awaitDatabaseVerdict();
+            consumption.awaitDatabaseVerdict(failure);
             throw failure;
         } finally {
             consumption.leaveHandler();

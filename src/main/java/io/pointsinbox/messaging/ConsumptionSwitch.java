@@ -180,7 +180,11 @@ public class ConsumptionSwitch {
      * (bounded) until the probe has judged the database. Otherwise a broker that redelivers at once could spend all
      * of a message's attempts on fast failures (a refused connection) before the probe had closed the gate.
      */
-    void awaitDatabaseVerdict() {
+    void awaitDatabaseVerdict(Throwable failure) {
+        if (IdleConnections.lostConnection(failure)) {
+            // The connection it used was lost: the pool's idle ones may lead to the same dead end.
+            IdleConnections.discard(dataSource);
+        }
         CompletableFuture<Void> verdict = deliveryFailed();
         try {
             verdict.get(VERDICT_WAIT_SECONDS, TimeUnit.SECONDS);

@@ -20,12 +20,15 @@ import io.pointsinbox.config.PointsConfig;
  * fails, the delivery is handed back, and the next connection the pool opens reaches whatever answers now (a new
  * primary behind the same address).
  * <p>
- * The database gets the same bound the other way round, as {@code idle_in_transaction_session_timeout}: a connection
- * the service gave up on may still have a session on the database, inside a transaction that holds row locks (a
- * network partition, with the database alive). Without it PostgreSQL keeps that session until its TCP keep-alive
- * finds the peer gone, two hours by default, and every delivery for the same users waits on its locks and fails at
- * the transaction timeout, until the broker dead-letters them. No transaction of the service stays idle that long: the
- * transaction timeout ends each one before.
+ * The database gets the same bound the other way round. A connection the service gave up on may still have a session
+ * on the database, inside a transaction that holds row locks, or waiting on such a lock (a network partition, with the
+ * database alive). By default PostgreSQL keeps that session until its TCP keep-alive finds the peer gone, two hours,
+ * and every delivery for the same users waits on those locks and fails at the transaction timeout, until the broker
+ * dead-letters them. So each session asks for keep-alive probes that find a vanished service within about the bound,
+ * checks its client while a statement waits (PostgreSQL 14 and later), and ends when idle inside a transaction or
+ * running one statement for longer than the bound (for when something between answers the probes on the service's
+ * behalf). No statement or transaction of the service legitimately lasts that long: the transaction timeout ends
+ * each one before.
  * <p>
  * The bound is above the transaction timeout (checked at start-up), so that a statement waiting on a lock still ends
  * at the transaction timeout, cancelled on a connection that stays usable.
@@ -46,12 +49,24 @@ public class DatabaseSocketTimeout implements AgroalPoolInterceptor {
         if (millis == 0) {
             return;
         }
+        long seconds = Math.max(1, millis / 1000);
         try (Statement statement = connection.createStatement()) {
             // PostgreSQL's driver applies it to its socket's reads; it never runs anything on the executor.
             connection.setNetworkTimeout(Runnable::run, millis);
-            statement.execute("set idle_in_transaction_session_timeout = " + millis);
+            // The session's side: keep-alive probes find a vanished service within about the bound, an abandoned
+            // session ends even while idle inside a transaction or running a statement.
+            statement.execute("set idle_in_transaction_session_timeout = " + millis + "; set statement_timeout = "
+                    + millis + "; set tcp_keepalives_idle = " + Math.max(1, seconds / 2)
+                    + "; set tcp_keepalives_interval = " + Math.max(1, seconds / 6) + "; set tcp_keepalives_count = 3");
         } catch (SQLException e) {
             LOG.warnf("Could not bound the waits of a new database connection to %d ms: %s", millis, e.getMessage());
+            return;
+        }
+        try (Statement statement = connection.createStatement()) {
+            // PostgreSQL 14 and later: a statement waiting on a lock also checks that its client is still there.
+            statement.execute("set client_connection_check_interval = " + Math.max(1000, millis / 6));
+        } catch (SQLException e) {
+            LOG.debugf("No client connection check on this database (PostgreSQL 14 or later): %s", e.getMessage());
         }
     }
 }
