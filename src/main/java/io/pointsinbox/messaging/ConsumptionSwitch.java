@@ -241,8 +241,6 @@ public class ConsumptionSwitch {
         }
     }
 
-
-
     void onStart(@Observes StartupEvent event) {
         ShutdownDisconnectFilter.running();
     }
