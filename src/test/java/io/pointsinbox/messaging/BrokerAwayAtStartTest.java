@@ -7,7 +7,6 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -20,12 +19,11 @@ import org.junit.jupiter.api.Test;
 
 import io.pointsinbox.support.AmqpTestClient;
 import io.pointsinbox.support.ArtemisTestResource;
+import io.pointsinbox.support.BrokerProxy;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
 import io.pointsinbox.support.LogCapture;
 import io.pointsinbox.support.Metrics;
-import io.pointsinbox.support.TcpProxy;
-import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -42,35 +40,7 @@ class BrokerAwayAtStartTest extends InboxTestBase {
     public static class BrokerBehindProxy implements QuarkusTestProfile {
         @Override
         public List<TestResourceEntry> testResources() {
-            return List.of(new TestResourceEntry(BrokerLink.class));
-        }
-    }
-
-    /** Both AMQP channels reach the test broker through a proxy that refuses connections until restored. */
-    public static class BrokerLink implements QuarkusTestResourceLifecycleManager {
-
-        static volatile TcpProxy proxy;
-
-        @Override
-        public Map<String, String> start() {
-            try {
-                proxy = new TcpProxy("127.0.0.1", ArtemisTestResource::port);
-                proxy.cut();
-            } catch (IOException e) {
-                throw new IllegalStateException("cannot start the broker proxy", e);
-            }
-            String port = String.valueOf(proxy.port());
-            return Map.of("mp.messaging.incoming." + PointsGrantedConsumer.CHANNEL + ".port", port,
-                    "mp.messaging.outgoing." + DeadLetters.CHANNEL + ".port", port);
-        }
-
-        @Override
-        public void stop() {
-            try {
-                proxy.close();
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
+            return List.of(new TestResourceEntry(BrokerProxy.class, Map.of("cut", "true")));
         }
     }
 
@@ -91,7 +61,7 @@ class BrokerAwayAtStartTest extends InboxTestBase {
                 .until(() -> watch.missingSince().isPresent());
         given().get("/q/health/live").then().statusCode(200);
         assertEquals(0.0, brokerConnectedGauge(), "points_inbox_broker_connected while the broker is away");
-        BrokerLink.proxy.restore();
+        BrokerProxy.proxy().restore();
         await("ready once the broker answers").atMost(Duration.ofSeconds(30))
                 .until(() -> given().get("/q/health/ready").statusCode() == 200);
         await("the gauge up once the broker answers").atMost(Duration.ofSeconds(10))
@@ -124,25 +94,25 @@ class BrokerAwayAtStartTest extends InboxTestBase {
     @Test
     void aLostBrokerIsLoggedAsAWarningNamingItAndItsReturnAsInfo() throws Exception {
         await("connected").atMost(Duration.ofSeconds(30)).until(() -> {
-            BrokerLink.proxy.restore();
+            BrokerProxy.proxy().restore();
             return given().get("/q/health/ready").statusCode() == 200 && watch.missingSince().isEmpty();
         });
         try (LogCapture capture = LogCapture.of(BrokerConnectionWatch.class)) {
             List<String> logged = capture.lines();
-            BrokerLink.proxy.cut();
-            String broker = "127.0.0.1:" + BrokerLink.proxy.port();
+            BrokerProxy.proxy().cut();
+            String broker = "127.0.0.1:" + BrokerProxy.proxy().port();
             await("a warning naming the broker").atMost(Duration.ofSeconds(30)).until(() -> logged.stream()
                     .anyMatch(line -> line.startsWith("WARN No connection to the AMQP broker at " + broker
                             + " (channel points-granted) for ")));
             assertEquals(0.0, brokerConnectedGauge(), "points_inbox_broker_connected once the connection is lost");
-            BrokerLink.proxy.restore();
+            BrokerProxy.proxy().restore();
             await("its return logged").atMost(Duration.ofSeconds(30)).until(() -> logged.stream()
                     .anyMatch(line -> line.startsWith("INFO The AMQP broker at " + broker + " answers again")));
             assertEquals(1.0, brokerConnectedGauge(), "points_inbox_broker_connected after a reconnect");
             assertEquals(1, logged.stream().filter(line -> line.startsWith("WARN")).count(),
                     "one warning for a short outage: " + logged);
         } finally {
-            BrokerLink.proxy.restore();
+            BrokerProxy.proxy().restore();
         }
     }
 }

@@ -7,7 +7,6 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -20,14 +19,13 @@ import org.junit.jupiter.api.Test;
 import io.pointsinbox.support.AmqpTestClient;
 import io.pointsinbox.support.ArtemisTestResource;
 import io.pointsinbox.support.BatchedMode;
+import io.pointsinbox.support.BrokerProxy;
 import io.pointsinbox.support.FailureInjector;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
 import io.pointsinbox.support.MetricsDelta;
 import io.pointsinbox.support.ParallelSenders;
-import io.pointsinbox.support.TcpProxy;
 import io.pointsinbox.support.Workload;
-import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -52,7 +50,7 @@ class SilentBrokerTest extends InboxTestBase {
 
         @Override
         public List<TestResourceEntry> testResources() {
-            return List.of(new TestResourceEntry(BrokerLink.class));
+            return List.of(new TestResourceEntry(BrokerProxy.class));
         }
     }
 
@@ -66,36 +64,9 @@ class SilentBrokerTest extends InboxTestBase {
         }
     }
 
-    /** Both AMQP channels reach the test broker through a proxy the test can silence or freeze. */
-    public static class BrokerLink implements QuarkusTestResourceLifecycleManager {
-
-        static volatile TcpProxy proxy;
-
-        @Override
-        public Map<String, String> start() {
-            try {
-                proxy = new TcpProxy("127.0.0.1", ArtemisTestResource::port);
-            } catch (IOException e) {
-                throw new IllegalStateException("cannot start the broker proxy", e);
-            }
-            String port = String.valueOf(proxy.port());
-            return Map.of("mp.messaging.incoming." + PointsGrantedConsumer.CHANNEL + ".port", port,
-                    "mp.messaging.outgoing." + DeadLetters.CHANNEL + ".port", port);
-        }
-
-        @Override
-        public void stop() {
-            try {
-                proxy.close();
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-    }
-
     @AfterEach
     void mendTheLink() {
-        BrokerLink.proxy.thaw();
+        BrokerProxy.proxy().thaw();
     }
 
     /**
@@ -109,20 +80,20 @@ class SilentBrokerTest extends InboxTestBase {
         Workload workload = new Workload(300, 0.2, 31_000, 20, 11);
         UUID held = UUID.randomUUID();
         MetricsDelta counted = MetricsDelta.start();
-        int connectionsBefore = BrokerLink.proxy.acceptedConnections();
+        int connectionsBefore = BrokerProxy.proxy().acceptedConnections();
 
         FailureInjector.Hold hold = failures.hold(held);
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
             sender.sendText(grant(held, 31_900, 9));
         }
         assertTrue(hold.awaitEntered(30), "the first delivery is inside its transaction");
-        BrokerLink.proxy.silenceOpenConnections();
+        BrokerProxy.proxy().silenceOpenConnections();
         long silencedAt = System.nanoTime();
         hold.release();
         ParallelSenders.sameMessagesFromEach(workload.messages(), 4);
 
         await("a new connection to the broker").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
-                .until(() -> BrokerLink.proxy.acceptedConnections() > connectionsBefore);
+                .until(() -> BrokerProxy.proxy().acceptedConnections() > connectionsBefore);
         Duration leftAfter = Duration.ofNanos(System.nanoTime() - silencedAt);
         // The idle timeout plus the reconnect interval (1 s), with room for a slow machine; the kernel alone would
         // take about 15 minutes, and this broker's own idle timeout a minute.
@@ -158,7 +129,7 @@ class SilentBrokerTest extends InboxTestBase {
         Workload workload = new Workload(200, 0.2, 32_000, 10, 12);
         MetricsDelta counted = MetricsDelta.start();
 
-        BrokerLink.proxy.freeze();
+        BrokerProxy.proxy().freeze();
         long frozenAt = System.nanoTime();
         await("readiness down while the broker is silent").atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(100))
@@ -170,7 +141,7 @@ class SilentBrokerTest extends InboxTestBase {
         given().get("/q/health/live").then().statusCode(200);
         ParallelSenders.sameMessagesFromEach(workload.messages(), 4);
 
-        BrokerLink.proxy.thaw();
+        BrokerProxy.proxy().thaw();
         await("ready once the broker answers").atMost(Duration.ofSeconds(60))
                 .until(() -> given().get("/q/health/ready").statusCode() == 200);
         await("applied once the broker answers").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
