@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
@@ -97,7 +98,8 @@ class BrokerAwayAtStartTest extends InboxTestBase {
             BrokerProxy.proxy().restore();
             return given().get("/q/health/ready").statusCode() == 200 && watch.missingSince().isEmpty();
         });
-        try (LogCapture capture = LogCapture.of(BrokerConnectionWatch.class)) {
+        try (LogCapture capture = LogCapture.of(BrokerConnectionWatch.class);
+                LogCapture micrometer = LogCapture.of("io.micrometer")) {
             List<String> logged = capture.lines();
             BrokerProxy.proxy().cut();
             String broker = "127.0.0.1:" + BrokerProxy.proxy().port();
@@ -109,6 +111,14 @@ class BrokerAwayAtStartTest extends InboxTestBase {
             await("its return logged").atMost(Duration.ofSeconds(30)).until(() -> logged.stream()
                     .anyMatch(line -> line.startsWith("INFO The AMQP broker at " + broker + " answers again")));
             assertEquals(1.0, brokerConnectedGauge(), "points_inbox_broker_connected after a reconnect");
+            // The Vert.x client registers its connection gauge again with each new connection: kept out, it neither
+            // reads 0 while connected nor makes Micrometer warn of a second registration.
+            String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
+            assertTrue(Double.isNaN(Metrics.find(metrics, "amqp_active_connections")),
+                    "the client's stale connection gauge is not exported");
+            assertEquals(1.0, Metrics.find(metrics, "amqp_connections_seconds_active_count",
+                    "clientName=\"points-granted\""), "the client's open connections after a reconnect");
+            assertEquals(List.of(), micrometer.lines(), "Micrometer logged nothing about the reconnect");
             assertEquals(1, logged.stream().filter(line -> line.startsWith("WARN")).count(),
                     "one warning for a short outage: " + logged);
         } finally {
