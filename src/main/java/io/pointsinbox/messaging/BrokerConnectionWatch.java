@@ -24,8 +24,8 @@ import io.smallrye.reactive.messaging.providers.extension.HealthCenter;
  * started before its broker would only show a readiness probe failing. One warning once the connection has been
  * missing for two checks in a row, a reminder every minute, and one line when it is back. The gauge
  * {@code points_inbox_broker_connected{channel}} says the same to an alert: 1 while the inbound channel has its
- * connection, 0 while it has none. (The Vert.x client's own {@code amqp_active_connections} cannot: it stays bound to
- * the first connection's client and reads NaN once a reconnect has replaced it.)
+ * connection, 0 while it has none. (The Vert.x client's own {@code amqp_active_connections} could not, and is kept
+ * out: {@link StaleConnectionGauge}.)
  */
 @ApplicationScoped
 @Startup // created with the application, so that a pod that never had a connection counts from its start

@@ -82,8 +82,7 @@ class BrokerAwayAtStartTest extends InboxTestBase {
 
     /**
      * The service's own gauge of the inbound connection, read as a scraper would. Unlike the Vert.x client's
-     * {@code amqp_active_connections}, which reads NaN once a reconnect has replaced the client it was bound to, it
-     * follows every loss and return.
+     * {@code amqp_active_connections} (not exported: {@link StaleConnectionGauge}), it follows every loss and return.
      */
     private static double brokerConnectedGauge() {
         double value = Metrics.find(given().get("/q/metrics").then().statusCode(200).extract().asString(),
