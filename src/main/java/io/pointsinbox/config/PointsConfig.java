@@ -59,6 +59,13 @@ public interface PointsConfig {
     java.time.Duration brokerIdleTimeout();
 
     /**
+     * A PEM file of the CA certificates the broker's TLS certificate must chain to, for both AMQP connections and
+     * nothing else in the service; unset, the JVM's trust store decides. Only with {@code amqp-use-ssl=true}
+     * (POINTS_BROKER_TRUST_CERTIFICATES).
+     */
+    java.util.Optional<String> brokerTrustCertificates();
+
+    /**
      * Longest wait for any read from the database before the connection is closed and the statement fails: a database
      * that falls silent is noticed; 0 switches it off, otherwise from 1s to 1h and above the transaction timeout
      * (POINTS_DATABASE_SOCKET_TIMEOUT).

@@ -23,6 +23,9 @@ public class StartupChecks {
                 .orElse(java.time.Duration.ofSeconds(60));
         deadLetterTimeoutProblem(points.deadLetterTimeout(), transactionTimeout).ifPresent(StartupChecks::refuse);
         socketTimeoutProblem(points.databaseSocketTimeout(), transactionTimeout).ifPresent(StartupChecks::refuse);
+        boolean tls = config.getOptionalValue("mp.messaging.incoming.points-granted.use-ssl", Boolean.class)
+                .or(() -> config.getOptionalValue("amqp-use-ssl", Boolean.class)).orElse(false);
+        brokerTrustProblem(points.brokerTrustCertificates().isPresent(), tls).ifPresent(StartupChecks::refuse);
         int pool = config.getOptionalValue("quarkus.datasource.jdbc.max-size", Integer.class).orElse(20);
         poolProblem(pool, batch.enabled(), points.concurrency(), batch.threads()).ifPresent(StartupChecks::refuse);
     }
@@ -40,6 +43,16 @@ public class StartupChecks {
         String setting = batched ? "POINTS_BATCH_THREADS (points.batch.threads=" : "POINTS_CONCURRENCY (points.concurrency=";
         return java.util.Optional.of("POINTS_DB_POOL_SIZE (quarkus.datasource.jdbc.max-size=" + pool
                 + ") must be at least twice " + setting + transactions + ")");
+    }
+
+    /** Certificates to trust for a connection that does not use TLS would be ignored: a mistake either way. */
+    static java.util.Optional<String> brokerTrustProblem(boolean trustCertificates, boolean tls) {
+        if (!trustCertificates || tls) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of("POINTS_BROKER_TRUST_CERTIFICATES (points.broker-trust-certificates) is set but "
+                + "the broker connection does not use TLS: set AMQP_USE_SSL=true (amqp-use-ssl) and the broker's TLS "
+                + "port in AMQP_PORT, or unset it");
     }
 
     /** Quarkus prints a ConfigurationException's message alone, on one line, and exits: no stack trace. */

@@ -69,6 +69,26 @@ class SettingsValidatorTest {
     }
 
     @Test
+    void theBrokerTrustCertificatesMustBeAReadablePemFileOfCertificates() {
+        assertTrue(build(Map.of()).getConfigMapping(PointsConfig.class).brokerTrustCertificates().isEmpty(), "unset");
+        String ca = java.nio.file.Path.of("src/test/resources/tls/ca.pem").toAbsolutePath().toString();
+        assertEquals(java.util.Optional.of(ca), build(Map.of("points.broker-trust-certificates", ca))
+                .getConfigMapping(PointsConfig.class).brokerTrustCertificates());
+        assertEquals("POINTS_BROKER_TRUST_CERTIFICATES (points.broker-trust-certificates=/nowhere/ca.pem) must be a "
+                + "PEM file of CA certificates: no such file",
+                problems(Map.of("points.broker-trust-certificates", "/nowhere/ca.pem")));
+        String notPem = java.nio.file.Path.of("src/test/resources/tls/not-a-certificate.pem").toAbsolutePath()
+                .toString();
+        assertEquals("POINTS_BROKER_TRUST_CERTIFICATES (points.broker-trust-certificates=" + notPem + ") must be a "
+                + "PEM file of CA certificates: no -----BEGIN CERTIFICATE----- in it",
+                problems(Map.of("points.broker-trust-certificates", notPem)));
+        String keyStore = java.nio.file.Path.of("src/test/resources/tls/broker.p12").toAbsolutePath().toString();
+        assertTrue(problems(Map.of("points.broker-trust-certificates", keyStore)).startsWith(
+                "POINTS_BROKER_TRUST_CERTIFICATES (points.broker-trust-certificates=" + keyStore + ") must be a "
+                        + "PEM file of CA certificates"), "a PKCS #12 key store is not a PEM file");
+    }
+
+    @Test
     void theBrokerIdleTimeoutIsOffOrFromTwoSecondsToAnHour() {
         assertEquals(Duration.ofSeconds(30), build(Map.of()).getConfigMapping(PointsConfig.class).brokerIdleTimeout());
         for (String accepted : List.of("0s", "2s", "1h")) {

@@ -18,6 +18,16 @@ class StartupChecksTest {
     }
 
     @Test
+    void brokerTrustCertificatesWithoutTlsAreRefusedNamingTheSettings() {
+        String problem = StartupChecks.brokerTrustProblem(true, false).orElseThrow();
+        assertTrue(problem.startsWith("POINTS_BROKER_TRUST_CERTIFICATES (points.broker-trust-certificates) is set but "
+                + "the broker connection does not use TLS: set AMQP_USE_SSL=true"), problem);
+        assertTrue(StartupChecks.brokerTrustProblem(true, true).isEmpty(), "with TLS");
+        assertTrue(StartupChecks.brokerTrustProblem(false, false).isEmpty(), "neither");
+        assertTrue(StartupChecks.brokerTrustProblem(false, true).isEmpty(), "TLS with the JVM's trust store");
+    }
+
+    @Test
     void aWindowCoveringTheBudgetIsAccepted() {
         assertTrue(StartupChecks.retentionProblem(Duration.ofDays(7), Duration.ofDays(3)).isEmpty());
     }

@@ -273,6 +273,11 @@ class EnvelopeReaderTest {
         }
 
         @Override
+        public java.util.Optional<String> brokerTrustCertificates() {
+            return java.util.Optional.empty();
+        }
+
+        @Override
         public Duration databaseSocketTimeout() {
             return Duration.ofSeconds(90);
         }
