@@ -48,6 +48,7 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
 
     private static volatile EmbeddedActiveMQ broker;
     private static volatile int port;
+    private static volatile int tlsPort;
     private static volatile Path dataDir;
     private static volatile int maxDeliveryAttempts;
 
@@ -66,6 +67,7 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
     public Map<String, String> start() {
         try {
             port = freePort();
+            tlsPort = freePort();
             dataDir = Files.createTempDirectory("artemis-test");
             maxDeliveryAttempts = attempts;
             broker = startBroker();
@@ -111,6 +113,10 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
     /** The broker on {@link #port} and {@link #dataDir}, with {@link #FULL}, which the local broker does not have. */
     private static EmbeddedActiveMQ startBroker() throws Exception {
         Configuration configuration = EmbeddedArtemis.configuration(port, dataDir, maxDeliveryAttempts)
+                // AMQP over TLS, with a certificate for localhost and 127.0.0.1 signed by src/test/resources/tls/ca.pem.
+                .addAcceptorConfiguration("amqps", "tcp://127.0.0.1:" + tlsPort + "?protocols=AMQP;sslEnabled=true;"
+                        + "keyStorePath=" + Path.of("src/test/resources/tls/broker.p12").toAbsolutePath()
+                        + ";keyStorePassword=changeit")
                 .addAddressSetting(FULL, new AddressSettings()
                         .setDeadLetterAddress(SimpleString.of(DEAD_LETTER))
                         .setMaxSizeBytes(1)
@@ -143,6 +149,11 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
         if (moved != bodies.size()) {
             throw new IllegalStateException("moved " + moved + " of " + bodies.size() + " staged messages");
         }
+    }
+
+    /** The port of the broker's AMQP-over-TLS acceptor. */
+    public static int tlsPort() {
+        return tlsPort;
     }
 
     public static int port() {
