@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 import io.pointsinbox.support.AmqpTestClient;
 import io.pointsinbox.support.ArtemisTestResource;
-import io.pointsinbox.support.BrokerTls;
+import io.pointsinbox.support.BrokerProxy;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
 import io.pointsinbox.support.MetricsDelta;
@@ -36,7 +36,7 @@ class BrokerTlsTest extends InboxTestBase {
     public static class TrustedCa implements QuarkusTestProfile {
         @Override
         public List<TestResourceEntry> testResources() {
-            return List.of(new TestResourceEntry(BrokerTls.class, Map.of("trust", "ca.pem")));
+            return List.of(new TestResourceEntry(BrokerProxy.class, Map.of("trust", "ca.pem")));
         }
     }
 

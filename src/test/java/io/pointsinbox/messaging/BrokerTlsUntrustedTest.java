@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 import io.pointsinbox.support.AmqpTestClient;
 import io.pointsinbox.support.ArtemisTestResource;
-import io.pointsinbox.support.BrokerTls;
+import io.pointsinbox.support.BrokerProxy;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
 import io.pointsinbox.support.LogCapture;
@@ -33,7 +33,7 @@ class BrokerTlsUntrustedTest extends InboxTestBase {
     public static class OtherCa implements QuarkusTestProfile {
         @Override
         public List<TestResourceEntry> testResources() {
-            return List.of(new TestResourceEntry(BrokerTls.class, Map.of("trust", "other-ca.pem")));
+            return List.of(new TestResourceEntry(BrokerProxy.class, Map.of("trust", "other-ca.pem")));
         }
     }
 

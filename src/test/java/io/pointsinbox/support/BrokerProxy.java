@@ -1,6 +1,8 @@
 package io.pointsinbox.support;
 
 import java.io.IOException;
+import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
 
 import io.pointsinbox.messaging.DeadLetters;
@@ -10,12 +12,16 @@ import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 /**
  * Both AMQP channels of the application reach the test broker through a {@link TcpProxy} that a test can cut,
  * freeze or silence. With the init argument {@code cut=true} the proxy refuses connections until restored, as a
- * broker that is away when the application starts.
+ * broker that is away when the application starts. With {@code trust=<file of src/test/resources/tls>} the proxy
+ * leads to the broker's TLS acceptor instead, passing the TLS bytes on untouched, and the application connects as a
+ * user sets it up: {@code amqp-use-ssl=true} and {@code points.broker-trust-certificates} naming that PEM file. The
+ * broker's certificate, for localhost and 127.0.0.1, is signed by {@code ca.pem}; {@code other-ca.pem} did not sign it.
  */
 public class BrokerProxy implements QuarkusTestResourceLifecycleManager {
 
     private static volatile TcpProxy proxy;
     private boolean cut;
+    private String trust;
 
     public static TcpProxy proxy() {
         return proxy;
@@ -24,13 +30,14 @@ public class BrokerProxy implements QuarkusTestResourceLifecycleManager {
     @Override
     public void init(Map<String, String> initArgs) {
         cut = Boolean.parseBoolean(initArgs.getOrDefault("cut", "false"));
+        trust = initArgs.get("trust");
     }
 
     @Override
     public Map<String, String> start() {
         try {
             // The broker's port is looked up at each connection: the broker may start after this resource.
-            proxy = new TcpProxy("127.0.0.1", ArtemisTestResource::port);
+            proxy = new TcpProxy("127.0.0.1", trust == null ? ArtemisTestResource::port : ArtemisTestResource::tlsPort);
             if (cut) {
                 proxy.cut();
             }
@@ -38,8 +45,15 @@ public class BrokerProxy implements QuarkusTestResourceLifecycleManager {
             throw new IllegalStateException("cannot start the broker proxy", e);
         }
         String port = String.valueOf(proxy.port());
-        return Map.of("mp.messaging.incoming." + PointsGrantedConsumer.CHANNEL + ".port", port,
-                "mp.messaging.outgoing." + DeadLetters.CHANNEL + ".port", port);
+        Map<String, String> config = new HashMap<>(Map.of(
+                "mp.messaging.incoming." + PointsGrantedConsumer.CHANNEL + ".port", port,
+                "mp.messaging.outgoing." + DeadLetters.CHANNEL + ".port", port));
+        if (trust != null) {
+            config.put("amqp-use-ssl", "true");
+            config.put("points.broker-trust-certificates",
+                    Path.of("src/test/resources/tls", trust).toAbsolutePath().toString());
+        }
+        return config;
     }
 
     @Override
