@@ -49,6 +49,7 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
     private static volatile EmbeddedActiveMQ broker;
     private static volatile int port;
     private static volatile int tlsPort;
+    private static volatile int tlsOtherHostPort;
     private static volatile Path dataDir;
     private static volatile int maxDeliveryAttempts;
 
@@ -68,6 +69,7 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
         try {
             port = freePort();
             tlsPort = freePort();
+            tlsOtherHostPort = freePort();
             dataDir = Files.createTempDirectory("artemis-test");
             maxDeliveryAttempts = attempts;
             broker = startBroker();
@@ -113,10 +115,10 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
     /** The broker on {@link #port} and {@link #dataDir}, with {@link #FULL}, which the local broker does not have. */
     private static EmbeddedActiveMQ startBroker() throws Exception {
         Configuration configuration = EmbeddedArtemis.configuration(port, dataDir, maxDeliveryAttempts)
-                // AMQP over TLS, with a certificate for localhost and 127.0.0.1 signed by src/test/resources/tls/ca.pem.
-                .addAcceptorConfiguration("amqps", "tcp://127.0.0.1:" + tlsPort + "?protocols=AMQP;sslEnabled=true;"
-                        + "keyStorePath=" + Path.of("src/test/resources/tls/broker.p12").toAbsolutePath()
-                        + ";keyStorePassword=changeit")
+                // AMQP over TLS, with a certificate for localhost and 127.0.0.1 signed by src/test/resources/tls/ca.pem,
+                // and with one the same CA signed for another host name.
+                .addAcceptorConfiguration("amqps", tlsAcceptor(tlsPort, "broker.p12"))
+                .addAcceptorConfiguration("amqps-other-host", tlsAcceptor(tlsOtherHostPort, "broker-other-host.p12"))
                 .addAddressSetting(FULL, new AddressSettings()
                         .setDeadLetterAddress(SimpleString.of(DEAD_LETTER))
                         .setMaxSizeBytes(1)
@@ -125,6 +127,11 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
                 .addAddressConfiguration(EmbeddedArtemis.anycast(STAGING))
                 .addAddressConfiguration(fanout());
         return EmbeddedArtemis.start(configuration);
+    }
+
+    private static String tlsAcceptor(int port, String keyStore) {
+        return "tcp://127.0.0.1:" + port + "?protocols=AMQP;sslEnabled=true;keyStorePath="
+                + Path.of("src/test/resources/tls", keyStore).toAbsolutePath() + ";keyStorePassword=changeit";
     }
 
     private static CoreAddressConfiguration fanout() {
@@ -154,6 +161,11 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
     /** The port of the broker's AMQP-over-TLS acceptor. */
     public static int tlsPort() {
         return tlsPort;
+    }
+
+    /** The port of an AMQP-over-TLS acceptor whose certificate names another host, {@code other.example}. */
+    public static int tlsOtherHostPort() {
+        return tlsOtherHostPort;
     }
 
     public static int port() {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.IntSupplier;
 
 import io.pointsinbox.messaging.DeadLetters;
 import io.pointsinbox.messaging.PointsGrantedConsumer;
@@ -16,12 +17,15 @@ import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
  * leads to the broker's TLS acceptor instead, passing the TLS bytes on untouched, and the application connects as a
  * user sets it up: {@code amqp-use-ssl=true} and {@code points.broker-trust-certificates} naming that PEM file. The
  * broker's certificate, for localhost and 127.0.0.1, is signed by {@code ca.pem}; {@code other-ca.pem} did not sign it.
+ * With {@code other-host=true} as well, the proxy leads to the acceptor whose certificate, from the same CA, names
+ * another host.
  */
 public class BrokerProxy implements QuarkusTestResourceLifecycleManager {
 
     private static volatile TcpProxy proxy;
     private boolean cut;
     private String trust;
+    private boolean otherHost;
 
     public static TcpProxy proxy() {
         return proxy;
@@ -31,13 +35,16 @@ public class BrokerProxy implements QuarkusTestResourceLifecycleManager {
     public void init(Map<String, String> initArgs) {
         cut = Boolean.parseBoolean(initArgs.getOrDefault("cut", "false"));
         trust = initArgs.get("trust");
+        otherHost = Boolean.parseBoolean(initArgs.getOrDefault("other-host", "false"));
     }
 
     @Override
     public Map<String, String> start() {
         try {
             // The broker's port is looked up at each connection: the broker may start after this resource.
-            proxy = new TcpProxy("127.0.0.1", trust == null ? ArtemisTestResource::port : ArtemisTestResource::tlsPort);
+            IntSupplier port = trust == null ? ArtemisTestResource::port
+                    : otherHost ? ArtemisTestResource::tlsOtherHostPort : ArtemisTestResource::tlsPort;
+            proxy = new TcpProxy("127.0.0.1", port);
             if (cut) {
                 proxy.cut();
             }
