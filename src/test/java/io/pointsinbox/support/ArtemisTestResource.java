@@ -67,9 +67,10 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
     @Override
     public Map<String, String> start() {
         try {
-            port = freePort();
-            tlsPort = freePort();
-            tlsOtherHostPort = freePort();
+            int[] ports = freePorts(3);
+            port = ports[0];
+            tlsPort = ports[1];
+            tlsOtherHostPort = ports[2];
             dataDir = Files.createTempDirectory("artemis-test");
             maxDeliveryAttempts = attempts;
             broker = startBroker();
@@ -227,9 +228,22 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
         queue(name).deleteAllReferences();
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
+    /** Distinct free ports: each is held open until all are chosen, so the system cannot hand one out twice. */
+    private static int[] freePorts(int count) throws IOException {
+        ServerSocket[] sockets = new ServerSocket[count];
+        try {
+            int[] ports = new int[count];
+            for (int i = 0; i < count; i++) {
+                sockets[i] = new ServerSocket(0);
+                ports[i] = sockets[i].getLocalPort();
+            }
+            return ports;
+        } finally {
+            for (ServerSocket socket : sockets) {
+                if (socket != null) {
+                    socket.close();
+                }
+            }
         }
     }
 }
