@@ -43,6 +43,11 @@ public final class DefaultConcurrency implements SmallRyeConfigBuilderCustomizer
     }
 
     static int forJava(int feature) {
-        return feature >= 21 ? 16 : 8;
+        return virtualThreads(feature) ? 16 : 8;
+    }
+
+    /** Whether deliveries run on virtual threads on this Java feature release (Quarkus falls back below 21). */
+    public static boolean virtualThreads(int feature) {
+        return feature >= 21;
     }
 }

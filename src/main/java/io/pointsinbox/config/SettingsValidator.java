@@ -49,9 +49,8 @@ public final class SettingsValidator implements ConfigValidator {
                     && (idle.compareTo(Duration.ofSeconds(2)) < 0 || idle.compareTo(Duration.ofHours(1)) > 0)) {
                 problems.add(problem("points.broker-idle-timeout", idle, "must be 0 (off) or from 2s to 1h"));
             }
-            points.brokerTrustCertificates().flatMap(BrokerCertificates::problem)
-                    .ifPresent(problem -> problems.add(problem("points.broker-trust-certificates",
-                            points.brokerTrustCertificates().get(), problem)));
+            points.brokerTrustCertificates().ifPresent(location -> BrokerCertificates.problem(location)
+                    .ifPresent(rule -> problems.add(problem("points.broker-trust-certificates", location, rule))));
             Duration socket = points.databaseSocketTimeout();
             if (!socket.isZero()
                     && (socket.compareTo(Duration.ofSeconds(1)) < 0 || socket.compareTo(Duration.ofHours(1)) > 0)) {

@@ -7,6 +7,7 @@ import jakarta.enterprise.event.Observes;
 
 import org.jboss.logging.Logger;
 
+import io.pointsinbox.config.DefaultConcurrency;
 import io.pointsinbox.config.PointsConfig;
 import io.quarkus.runtime.StartupEvent;
 
@@ -30,7 +31,7 @@ public class DeliveryThreads {
 
     void describe(@Observes StartupEvent event, PointsConfig config) {
         int feature = Runtime.version().feature();
-        if (!virtualThreads(feature)) {
+        if (!DefaultConcurrency.virtualThreads(feature)) {
             java.util.logging.Logger logger = java.util.logging.Logger.getLogger(FALLBACK_CATEGORY);
             if (logger.getLevel() == null) {
                 logger.setLevel(Level.SEVERE);
@@ -40,12 +41,8 @@ public class DeliveryThreads {
         LOG.info(line(feature, config.consumer(), config.concurrency()));
     }
 
-    static boolean virtualThreads(int javaFeature) {
-        return javaFeature >= 21;
-    }
-
     static String line(int javaFeature, String consumer, int concurrency) {
-        String where = virtualThreads(javaFeature) ? "each on a virtual thread"
+        String where = DefaultConcurrency.virtualThreads(javaFeature) ? "each on a virtual thread"
                 : "on Quarkus's worker threads (Java " + javaFeature + "; virtual threads need Java 21 or later)";
         return "Consuming channel " + PointsGrantedConsumer.CHANNEL + " as consumer '" + consumer + "': up to "
                 + concurrency + " deliveries at once, " + where;
