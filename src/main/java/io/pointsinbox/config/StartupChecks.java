@@ -1,18 +1,24 @@
 package io.pointsinbox.config;
 
+import jakarta.annotation.Priority;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
+import jakarta.interceptor.Interceptor;
 
 import org.eclipse.microprofile.config.Config;
 
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.runtime.configuration.ConfigurationException;
 
-/** Refuses to start on settings that are each valid but do not work together, naming the settings to change. */
+/**
+ * Refuses to start on settings that are each valid but do not work together, naming the settings to change. It runs
+ * before the messaging channels start (their observer has priority {@code LIBRARY_BEFORE}): a refused start opens no
+ * broker connection, so the one-line reason is not preceded by the connector's errors about a client closed under it.
+ */
 @Singleton
 public class StartupChecks {
 
-    void check(@Observes StartupEvent event, Config config, PointsConfig points, RetentionConfig retention,
+    void check(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) StartupEvent event, Config config, PointsConfig points, RetentionConfig retention,
             BatchConfig batch) {
         retentionProblem(retention.window(), retention.redeliveryBudget()).ifPresent(StartupChecks::refuse);
         jwtKeyProblem(config.getOptionalValue("mp.jwt.verify.publickey.location", String.class).orElse(null),

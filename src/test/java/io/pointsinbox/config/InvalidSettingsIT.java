@@ -46,6 +46,10 @@ class InvalidSettingsIT {
                 "QUARKUS_DATASOURCE_USERNAME", "postgres", "AMQP_HOST", "127.0.0.1", "AMQP_PORT", "1",
                 "POINTS_JWT_PUBLIC_KEY_LOCATION", ""), 90);
         assertTrue(output.contains("POINTS_JWT_PUBLIC_KEY_LOCATION is not set"), output);
+        // Refused before the channels start: no connection attempt, so no connector error under a closing client.
+        assertFalse(output.contains("Establishing connection with AMQP broker"), output);
+        assertFalse(output.contains(" ERROR "), "no error logged before the reason:\n" + output);
+        assertFalse(output.contains("\tat "), "no stack trace:\n" + output);
     }
 
     /** Starts the packaged service with {@code environment}, asserts that it exits non-zero, and answers its log. */
