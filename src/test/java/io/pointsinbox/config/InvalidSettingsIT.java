@@ -52,6 +52,22 @@ class InvalidSettingsIT {
         assertFalse(output.contains("\tat "), "no stack trace:\n" + output);
     }
 
+    @Test
+    void aPoolerThatSharesSessionsIsRefusedNamingTheFix() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.pointsinbox.support.Pgbouncer.installed(),
+                "no pgbouncer on this machine (apt-get install pgbouncer)");
+        databaseOfItsOwn();
+        int pooler = io.pointsinbox.support.Pgbouncer.start(io.pointsinbox.support.Pgbouncer.Mode.TRANSACTION);
+        String output = refusedStart("pooler.log", Map.of("QUARKUS_DATASOURCE_JDBC_URL",
+                "jdbc:postgresql://127.0.0.1:" + pooler + "/points_inbox_settings_it",
+                "QUARKUS_DATASOURCE_USERNAME", "postgres", "AMQP_HOST", "127.0.0.1", "AMQP_PORT", "1",
+                "POINTS_JWT_PUBLIC_KEY_LOCATION", Path.of("src/test/resources/jwt/publicKey.pem").toAbsolutePath()
+                        .toString()), 90);
+        assertTrue(output.contains("The database connections share sessions with other connections"), output);
+        assertTrue(output.contains("Add prepareThreshold=0 to QUARKUS_DATASOURCE_JDBC_URL"), output);
+        assertFalse(output.contains("Establishing connection with AMQP broker"), "refused before consuming:\n" + output);
+    }
+
     /** Starts the packaged service with {@code environment}, asserts that it exits non-zero, and answers its log. */
     private static String refusedStart(String logName, Map<String, String> environment, int seconds)
             throws Exception {

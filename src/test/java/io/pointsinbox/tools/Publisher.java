@@ -127,6 +127,16 @@ public final class Publisher {
             System.exit(2);
             return;
         }
+        try {
+            publish(options);
+        } catch (Exception e) {
+            // The AMQP clients' threads would keep the JVM alive after an uncaught exception: say it and exit.
+            System.err.println("\nbin/publish: " + e.getMessage());
+            System.exit(3);
+        }
+    }
+
+    private static void publish(Options options) throws Exception {
         int messages = options.messages();
         double duplicateShare = options.duplicateShare();
         int senders = options.senders();
@@ -235,9 +245,13 @@ public final class Publisher {
         if (response.statusCode() == 503) {
             return UNAVAILABLE; // the database does not answer yet: not a balance
         }
-        if (response.statusCode() != 200) {
+        if (response.statusCode() == 401 || response.statusCode() == 403) {
             throw new IllegalStateException("GET /users/" + user + "/points answered " + response.statusCode()
                     + " (with POINTS_READ_POLICY=authenticated, reads need a token)");
+        }
+        if (response.statusCode() != 200) {
+            throw new IllegalStateException("GET /users/" + user + "/points answered " + response.statusCode()
+                    + ": " + response.body());
         }
         Matcher matcher = Pattern.compile("\"balance\"\\s*:\\s*(\\d+)").matcher(response.body());
         if (!matcher.find()) {
