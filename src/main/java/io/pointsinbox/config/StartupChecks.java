@@ -18,8 +18,8 @@ import io.quarkus.runtime.configuration.ConfigurationException;
 @Singleton
 public class StartupChecks {
 
-    void check(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) StartupEvent event, Config config, PointsConfig points, RetentionConfig retention,
-            BatchConfig batch) {
+    void check(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) StartupEvent event, Config config,
+            PointsConfig points, RetentionConfig retention, BatchConfig batch) {
         retentionProblem(retention.window(), retention.redeliveryBudget()).ifPresent(StartupChecks::refuse);
         jwtKeyProblem(config.getOptionalValue("mp.jwt.verify.publickey.location", String.class).orElse(null),
                 config.getOptionalValue("mp.jwt.verify.publickey", String.class).orElse(null))
