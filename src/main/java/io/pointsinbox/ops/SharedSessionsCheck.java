@@ -49,8 +49,11 @@ public class SharedSessionsCheck {
     void check(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE + 10) StartupEvent event,
             DataSource dataSource) {
         Optional<String> problem;
+        long started = System.nanoTime();
         try {
             problem = problem(dataSource);
+            LOG.debugf("Checked in %d ms whether database sessions are shared: %s",
+                    (System.nanoTime() - started) / 1_000_000, problem.isPresent() ? "they are" : "they are not");
         } catch (SQLException e) {
             // The database went away since the migration: the pool reports it, and consumption waits for it.
             LOG.debugf("Could not check whether database sessions are shared: %s", e.getMessage());
