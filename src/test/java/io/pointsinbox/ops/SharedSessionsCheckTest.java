@@ -10,8 +10,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
 
-import io.pointsinbox.support.EmbeddedDatabase;
 import io.pointsinbox.support.Pgbouncer;
+import io.pointsinbox.support.PostgresTestDatabase;
 
 /**
  * The start-up check that refuses connections whose sessions a pooler shares between clients while the driver names
@@ -27,13 +27,9 @@ class SharedSessionsCheckTest {
 
     @Test
     void aDirectConnectionPasses() throws Exception {
-        String host = System.getenv().getOrDefault("POINTS_TEST_PG_HOST", "127.0.0.1");
-        int port = Integer.parseInt(System.getenv().getOrDefault("POINTS_TEST_PG_PORT", "5432"));
-        if (EmbeddedDatabase.forced() || !EmbeddedDatabase.answers(host, port)) {
-            host = "127.0.0.1";
-            port = EmbeddedDatabase.startForTests();
-        }
-        assertEquals(Optional.empty(), SharedSessionsCheck.problem(dataSource(host, port, "")));
+        java.net.InetSocketAddress database = PostgresTestDatabase.server();
+        assertEquals(Optional.empty(), SharedSessionsCheck.problem(dataSource(database.getHostString(),
+                database.getPort(), "")));
     }
 
     @Test
@@ -63,7 +59,7 @@ class SharedSessionsCheckTest {
     private static PGSimpleDataSource dataSource(String host, int port, String parameters) {
         PGSimpleDataSource dataSource = new PGSimpleDataSource();
         dataSource.setURL("jdbc:postgresql://" + host + ":" + port + "/postgres" + parameters);
-        dataSource.setUser(System.getenv().getOrDefault("QUARKUS_DATASOURCE_USERNAME", "postgres"));
+        dataSource.setUser(PostgresTestDatabase.user());
         dataSource.setPassword(System.getenv().getOrDefault("QUARKUS_DATASOURCE_PASSWORD", ""));
         return dataSource;
     }

@@ -42,16 +42,13 @@ public final class Pgbouncer {
         if (binary == null) {
             throw new IllegalStateException("no pgbouncer on the PATH (Debian: apt-get install pgbouncer)");
         }
-        String host = System.getenv().getOrDefault("POINTS_TEST_PG_HOST", "127.0.0.1");
-        int pgPort = Integer.parseInt(System.getenv().getOrDefault("POINTS_TEST_PG_PORT", "5432"));
-        if (EmbeddedDatabase.forced() || !EmbeddedDatabase.answers(host, pgPort)) {
-            host = "127.0.0.1";
-            pgPort = EmbeddedDatabase.startForTests();
-        }
+        java.net.InetSocketAddress database = PostgresTestDatabase.server();
+        String host = database.getHostString();
+        int pgPort = database.getPort();
         try {
             int port = freePort();
             Path dir = Files.createTempDirectory("pgbouncer-" + mode.name().toLowerCase() + "-");
-            String user = System.getenv().getOrDefault("QUARKUS_DATASOURCE_USERNAME", "postgres");
+            String user = PostgresTestDatabase.user();
             Files.writeString(dir.resolve("users.txt"), "\"" + user + "\" \"\"\n");
             Files.writeString(dir.resolve("pgbouncer.ini"), String.join("\n",
                     "[databases]",

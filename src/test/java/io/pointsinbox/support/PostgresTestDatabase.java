@@ -28,15 +28,30 @@ public class PostgresTestDatabase implements QuarkusTestResourceLifecycleManager
         return proxy;
     }
 
+    /**
+     * The PostgreSQL the tests use: {@code POINTS_TEST_PG_HOST}:{@code POINTS_TEST_PG_PORT} (127.0.0.1:5432) when it
+     * answers, else an {@link EmbeddedDatabase}.
+     */
+    public static java.net.InetSocketAddress server() {
+        String host = env("POINTS_TEST_PG_HOST", "127.0.0.1");
+        int port = Integer.parseInt(env("POINTS_TEST_PG_PORT", "5432"));
+        if (EmbeddedDatabase.forced() || !EmbeddedDatabase.answers(host, port)) {
+            return java.net.InetSocketAddress.createUnresolved("127.0.0.1", EmbeddedDatabase.startForTests());
+        }
+        return java.net.InetSocketAddress.createUnresolved(host, port);
+    }
+
+    /** The database user of the tests ({@code QUARKUS_DATASOURCE_USERNAME}, else {@code postgres}). */
+    public static String user() {
+        return env("QUARKUS_DATASOURCE_USERNAME", "postgres");
+    }
+
     @Override
     public Map<String, String> start() {
-        String host = env("POINTS_TEST_PG_HOST", "127.0.0.1");
-        String port = env("POINTS_TEST_PG_PORT", "5432");
-        if (EmbeddedDatabase.forced() || !EmbeddedDatabase.answers(host, Integer.parseInt(port))) {
-            host = "127.0.0.1";
-            port = String.valueOf(EmbeddedDatabase.startForTests());
-        }
-        String user = env("QUARKUS_DATASOURCE_USERNAME", "postgres");
+        java.net.InetSocketAddress address = server();
+        String host = address.getHostString();
+        String port = String.valueOf(address.getPort());
+        String user = user();
         String password = env("QUARKUS_DATASOURCE_PASSWORD", "");
         String server = "jdbc:postgresql://" + host + ":" + port + "/";
         createIfMissing(server + "postgres", user, password);
