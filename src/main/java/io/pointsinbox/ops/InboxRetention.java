@@ -19,8 +19,11 @@ import io.pointsinbox.config.RetentionConfig;
 import io.quarkus.scheduler.Scheduled;
 
 /**
- * Deletes inbox rows older than the retention window, a bounded batch per statement so that no delete holds locks
- * for long. A PostgreSQL advisory lock makes one replica clean at a time; the others skip their turn.
+ * Deletes inbox rows older than the retention window, a bounded batch per transaction so that no delete holds locks
+ * for long. Each batch first takes a transaction-level PostgreSQL advisory lock, so one replica deletes at a time:
+ * a replica whose turn finds the lock taken skips it, and a run that finds it taken between two batches stops there,
+ * leaving the rest to the replica that holds it. The lock ends with its transaction, so a pooler in transaction mode
+ * cannot leave it held.
  */
 @ApplicationScoped
 public class InboxRetention {
@@ -64,53 +67,75 @@ public class InboxRetention {
 
     public Run cleanup(Instant olderThan) {
         Timer.Sample sample = Timer.start(registry);
+        boolean ran = false;
+        boolean yielded = false;
+        long deleted = 0;
         try (Connection connection = dataSource.getConnection()) {
-            connection.setAutoCommit(true);
-            if (!lock(connection, "pg_try_advisory_lock")) {
-                registry.counter(RUNS, "result", "skipped").increment();
-                LOG.debug("Inbox cleanup skipped: another replica holds the lock");
-                return new Run(false, 0);
-            }
-            try {
-                registry.counter(RUNS, "result", "ran").increment();
-                LOG.debugf("Inbox cleanup started: rows received before %s", olderThan);
-                long deleted = deleteBatches(connection, olderThan);
-                registry.counter(DELETED).increment(deleted);
-                LOG.infof("Inbox cleanup deleted %d rows received before %s", deleted, olderThan);
-                return new Run(true, deleted);
-            } finally {
-                lock(connection, "pg_advisory_unlock");
-                sample.stop(registry.timer(DURATION));
+            connection.setAutoCommit(false);
+            try (PreparedStatement lock = connection.prepareStatement("select pg_try_advisory_xact_lock(?)");
+                    PreparedStatement delete = connection.prepareStatement("""
+                            delete from inbox_message where id in (
+                                select id from inbox_message where received_at < ? order by received_at limit ?)
+                            """)) {
+                lock.setLong(1, LOCK_KEY);
+                delete.setTimestamp(1, Timestamp.from(olderThan));
+                delete.setInt(2, config.batchSize());
+                while (true) {
+                    // Each batch is a transaction of its own that takes the lock first and frees it at commit, so
+                    // no lock outlives its transaction, even when a pooler runs the next one in another session.
+                    if (!locked(lock)) {
+                        connection.rollback();
+                        yielded = ran;
+                        break;
+                    }
+                    if (!ran) {
+                        ran = true;
+                        registry.counter(RUNS, "result", "ran").increment();
+                        LOG.debugf("Inbox cleanup started: rows received before %s", olderThan);
+                    }
+                    LOG.debug("Inbox cleanup batch started, lock held");
+                    int batch = delete.executeUpdate();
+                    LOG.debugf("Inbox cleanup batch deleted %d rows, committing", batch);
+                    connection.commit();
+                    deleted += batch;
+                    registry.counter(DELETED).increment(batch);
+                    if (batch < config.batchSize()) {
+                        break;
+                    }
+                }
+            } catch (SQLException e) {
+                rollbackQuietly(connection);
+                throw e;
             }
         } catch (SQLException e) {
-            LOG.warnf("Inbox cleanup failed, it will run again: %s", e.getMessage());
+            LOG.warnf("Inbox cleanup failed after deleting %d rows, it will run again: %s", deleted, e.getMessage());
+            return new Run(ran, deleted);
+        } finally {
+            if (ran) {
+                sample.stop(registry.timer(DURATION));
+            }
+        }
+        if (!ran) {
+            registry.counter(RUNS, "result", "skipped").increment();
+            LOG.debug("Inbox cleanup skipped: another replica holds the lock");
             return new Run(false, 0);
         }
+        LOG.infof("Inbox cleanup deleted %d rows received before %s%s", deleted, olderThan,
+                yielded ? "; another replica holds the lock and goes on" : "");
+        return new Run(true, deleted);
     }
 
-    private long deleteBatches(Connection connection, Instant olderThan) throws SQLException {
-        long total = 0;
-        try (PreparedStatement delete = connection.prepareStatement("""
-                delete from inbox_message where id in (
-                    select id from inbox_message where received_at < ? order by received_at limit ?)
-                """)) {
-            delete.setTimestamp(1, Timestamp.from(olderThan));
-            delete.setInt(2, config.batchSize());
-            int deleted;
-            do {
-                deleted = delete.executeUpdate();
-                total += deleted;
-            } while (deleted == config.batchSize());
+    private static boolean locked(PreparedStatement lock) throws SQLException {
+        try (ResultSet rs = lock.executeQuery()) {
+            return rs.next() && rs.getBoolean(1);
         }
-        return total;
     }
 
-    private static boolean lock(Connection connection, String function) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement("select " + function + "(?)")) {
-            statement.setLong(1, LOCK_KEY);
-            try (ResultSet rs = statement.executeQuery()) {
-                return rs.next() && rs.getBoolean(1);
-            }
+    private static void rollbackQuietly(Connection connection) {
+        try {
+            connection.rollback();
+        } catch (SQLException e) {
+            LOG.debugf("Inbox cleanup rollback failed: %s", e.getMessage());
         }
     }
 

@@ -50,6 +50,17 @@ class SharedSessionsCheckTest {
     }
 
     @Test
+    void aPoolerHandingOutItsSessionsInTurnIsFoundToo() throws Exception {
+        int port = Pgbouncer.start(Pgbouncer.Mode.TRANSACTION_ROUND_ROBIN);
+        // Idle sessions in the pool, so that the second connection, and the probe's next run, get other sessions.
+        Pgbouncer.holdSessions(port, "postgres", 4);
+        for (int i = 0; i < 5; i++) {
+            assertTrue(SharedSessionsCheck.problem(dataSource("127.0.0.1", port, "")).isPresent(),
+                    "found on attempt " + i);
+        }
+    }
+
+    @Test
     void aPoolerInTransactionModeWithoutNamedStatementsPasses() throws Exception {
         int port = Pgbouncer.start(Pgbouncer.Mode.TRANSACTION);
         assertEquals(Optional.empty(), SharedSessionsCheck.problem(dataSource("127.0.0.1", port,
@@ -60,7 +71,7 @@ class SharedSessionsCheckTest {
         PGSimpleDataSource dataSource = new PGSimpleDataSource();
         dataSource.setURL("jdbc:postgresql://" + host + ":" + port + "/postgres" + parameters);
         dataSource.setUser(PostgresTestDatabase.user());
-        dataSource.setPassword(System.getenv().getOrDefault("QUARKUS_DATASOURCE_PASSWORD", ""));
+        dataSource.setPassword(PostgresTestDatabase.password());
         return dataSource;
     }
 }

@@ -19,7 +19,22 @@ import java.util.Map;
 public final class Pgbouncer {
 
     public enum Mode {
-        SESSION, TRANSACTION
+        SESSION("session", false),
+        TRANSACTION("transaction", false),
+        /**
+         * Transaction mode with {@code server_round_robin = 1}: the pooler hands out its idle sessions in turn rather
+         * than the one released last, so consecutive transactions of one client land in different sessions whenever
+         * it holds more than one (see {@link #holdSessions}).
+         */
+        TRANSACTION_ROUND_ROBIN("transaction", true);
+
+        private final String poolMode;
+        private final boolean roundRobin;
+
+        Mode(String poolMode, boolean roundRobin) {
+            this.poolMode = poolMode;
+            this.roundRobin = roundRobin;
+        }
     }
 
     private static final Map<Mode, Integer> PORTS = new EnumMap<>(Mode.class);
@@ -59,7 +74,8 @@ public final class Pgbouncer {
                     "unix_socket_dir =",
                     "auth_type = trust",
                     "auth_file = " + dir.resolve("users.txt"),
-                    "pool_mode = " + mode.name().toLowerCase(),
+                    "pool_mode = " + mode.poolMode,
+                    "server_round_robin = " + (mode.roundRobin ? 1 : 0),
                     "max_client_conn = 500",
                     "default_pool_size = 60",
                     "admin_users = " + user,
@@ -92,6 +108,30 @@ public final class Pgbouncer {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Makes the pooler open at least {@code sessions} database sessions to {@code database}, by holding that many
+     * transactions at once, then lets them go idle in its pool.
+     */
+    public static void holdSessions(int port, String database, int sessions) throws java.sql.SQLException {
+        List<java.sql.Connection> held = new ArrayList<>();
+        try {
+            for (int i = 0; i < sessions; i++) {
+                java.sql.Connection connection = java.sql.DriverManager.getConnection("jdbc:postgresql://127.0.0.1:"
+                        + port + "/" + database + "?prepareThreshold=0", PostgresTestDatabase.user(),
+                        PostgresTestDatabase.password());
+                held.add(connection);
+                connection.setAutoCommit(false);
+                try (java.sql.Statement statement = connection.createStatement()) {
+                    statement.execute("select 1");
+                }
+            }
+        } finally {
+            for (java.sql.Connection connection : held) {
+                connection.close();
+            }
         }
     }
 

@@ -46,6 +46,11 @@ public class PostgresTestDatabase implements QuarkusTestResourceLifecycleManager
         return env("QUARKUS_DATASOURCE_USERNAME", "postgres");
     }
 
+    /** The password of that user ({@code QUARKUS_DATASOURCE_PASSWORD}, else none). */
+    public static String password() {
+        return env("QUARKUS_DATASOURCE_PASSWORD", "");
+    }
+
     @Override
     public Map<String, String> start() {
         java.net.InetSocketAddress address = server();
