@@ -128,6 +128,10 @@ public final class Pgbouncer {
                     statement.execute("select 1");
                 }
             }
+            // Ended, not abandoned: PgBouncer closes a session whose client leaves in the middle of a transaction.
+            for (java.sql.Connection connection : held) {
+                connection.commit();
+            }
         } finally {
             for (java.sql.Connection connection : held) {
                 connection.close();
