@@ -120,7 +120,9 @@ public class InboxRetention {
             LOG.debug("Inbox cleanup skipped: another replica holds the lock");
             return new Run(false, 0);
         }
-        LOG.infof("Inbox cleanup deleted %d rows received before %s%s", deleted, olderThan,
+        // A run with nothing to delete is the usual case once the inbox is in its steady state: not worth a line.
+        LOG.logf(deleted > 0 ? Logger.Level.INFO : Logger.Level.DEBUG,
+                "Inbox cleanup deleted %d rows received before %s%s", deleted, olderThan,
                 yielded ? "; another replica holds the lock and goes on" : "");
         return new Run(true, deleted);
     }
