@@ -28,7 +28,7 @@ import io.quarkus.scheduler.Scheduled;
 @ApplicationScoped
 public class InboxRetention {
 
-    /** Key of the advisory lock that elects the cleaning replica. */
+    /** Key of the advisory lock that each delete batch takes, so that one replica deletes at a time. */
     static final long LOCK_KEY = 0x706f696e7473L;
 
     static final String DELETED = "points.inbox.retention.deleted";
