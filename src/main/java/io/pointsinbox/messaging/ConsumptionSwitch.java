@@ -242,7 +242,7 @@ public class ConsumptionSwitch {
     }
 
     void onStart(@Observes StartupEvent event) {
-        ShutdownDisconnectFilter.running();
+        BrokerDisconnectLogFilter.running();
     }
 
     void onShutdownDelay(@Observes ShutdownDelayInitiatedEvent event) {
@@ -282,7 +282,7 @@ public class ConsumptionSwitch {
 
     private void pauseForShutdown() {
         if (stopping.compareAndSet(false, true)) {
-            ShutdownDisconnectFilter.stopping();
+            BrokerDisconnectLogFilter.stopping();
             PausableChannel channel = channel();
             if (channel != null) {
                 channel.pause();

@@ -1,0 +1,76 @@
+package io.pointsinbox.messaging;
+
+import java.util.logging.Filter;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+
+import org.jboss.logmanager.ExtLogRecord;
+
+import io.quarkus.logging.LoggingFilter;
+
+/**
+ * Keeps the AMQP connector's reports of a lost broker connection to what they say. The connector logs a connection
+ * that the broker closed (a broker restart, a rolling update of the broker) or that fell silent past the idle
+ * timeout as ERRORs with some thirty lines of the AMQP client's internals each, three of them per outage, although
+ * it reconnects on its own. While the service runs, such a line becomes one WARN line naming the cause; how long the
+ * connection stays missing is for {@link BrokerConnectionWatch} to say. During a graceful stop the service's own
+ * connection closing is reported the same way, an ERROR for nothing that went wrong: that line is dropped. Every
+ * other line of the connector, a failed TLS handshake or a refused link included, is left as it is.
+ */
+@LoggingFilter(name = BrokerDisconnectLogFilter.NAME)
+public final class BrokerDisconnectLogFilter implements Filter {
+
+    public static final String NAME = "points-broker-disconnect";
+
+    private static final String CONNECTOR = "io.smallrye.reactive.messaging.amqp";
+    /** "AMQP Connection failure" and "Unable to retrieve messages from AMQP, retrying...". */
+    private static final String CONNECTION_FAILURE = "SRMSG16214";
+    private static final String RECEIVER_RETRYING = "SRMSG16205";
+    private static final String DISCONNECTED = "Connection disconnected";
+    private static final String IDLE_TIMEOUT = "local-idle-timeout expired";
+
+    private static volatile boolean stopping;
+
+    /** Called by {@link ConsumptionSwitch} when shutdown begins. */
+    static void stopping() {
+        stopping = true;
+    }
+
+    /** Called by {@link ConsumptionSwitch} at start-up (a JVM may start the application again, as tests do). */
+    static void running() {
+        stopping = false;
+    }
+
+    @Override
+    public boolean isLoggable(LogRecord record) {
+        if (record.getLevel().intValue() < Level.SEVERE.intValue() || record.getLoggerName() == null
+                || !record.getLoggerName().startsWith(CONNECTOR) || record.getMessage() == null
+                || record.getThrown() == null || record.getThrown().getMessage() == null) {
+            return true;
+        }
+        String cause = record.getThrown().getMessage();
+        boolean failure = record.getMessage().contains(CONNECTION_FAILURE);
+        if (stopping) {
+            return !(failure && DISCONNECTED.equals(cause));
+        }
+        if ((failure || record.getMessage().contains(RECEIVER_RETRYING))
+                && (DISCONNECTED.equals(cause) || cause.contains(IDLE_TIMEOUT))) {
+            oneWarningLine(record, cause);
+        }
+        return true;
+    }
+
+    /** Rewrites the record in place: the handlers after this filter see one WARN line and no stack trace. */
+    private static void oneWarningLine(LogRecord record, String cause) {
+        String text = (record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage()) + ": "
+                + cause + "; the connector reconnects";
+        record.setLevel(org.jboss.logmanager.Level.WARN);
+        record.setThrown(null);
+        record.setParameters(null);
+        if (record instanceof ExtLogRecord ext) {
+            ext.setMessage(text, ExtLogRecord.FormatStyle.NO_FORMAT);
+        } else {
+            record.setMessage(text);
+        }
+    }
+}

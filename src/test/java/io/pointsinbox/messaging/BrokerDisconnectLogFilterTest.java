@@ -1,0 +1,110 @@
+package io.pointsinbox.messaging;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+
+import org.jboss.logmanager.ExtLogRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The connector's reports of a lost broker connection become one WARN line while the service runs, its report of
+ * the service's own connection closing is dropped during a graceful stop, and nothing else is touched.
+ */
+class BrokerDisconnectLogFilterTest {
+
+    private static final String CONNECTOR = "io.smallrye.reactive.messaging.amqp";
+
+    private final BrokerDisconnectLogFilter filter = new BrokerDisconnectLogFilter();
+
+    @AfterEach
+    void running() {
+        BrokerDisconnectLogFilter.running();
+    }
+
+    @Test
+    void aLostConnectionIsOneWarningLineWithItsCauseWhileRunning() {
+        ExtLogRecord lost = connector("SRMSG16214: AMQP Connection failure", new Exception("Connection disconnected"));
+        assertTrue(filter.isLoggable(lost), "kept");
+        assertEquals(org.jboss.logmanager.Level.WARN, lost.getLevel());
+        assertNull(lost.getThrown(), "no stack trace");
+        assertEquals("SRMSG16214: AMQP Connection failure: Connection disconnected; the connector reconnects",
+                lost.getFormattedMessage());
+
+        ExtLogRecord receiver = connector("SRMSG16205: Unable to retrieve messages from AMQP, retrying...",
+                new Exception("Connection disconnected"));
+        assertTrue(filter.isLoggable(receiver));
+        assertEquals(org.jboss.logmanager.Level.WARN, receiver.getLevel());
+        assertEquals("SRMSG16205: Unable to retrieve messages from AMQP, retrying...: Connection disconnected; the"
+                + " connector reconnects", receiver.getFormattedMessage());
+
+        ExtLogRecord silent = connector("SRMSG16214: AMQP Connection failure",
+                new RuntimeException("local-idle-timeout expired"));
+        assertTrue(filter.isLoggable(silent));
+        assertEquals(org.jboss.logmanager.Level.WARN, silent.getLevel());
+        assertTrue(silent.getFormattedMessage().endsWith(": local-idle-timeout expired; the connector reconnects"),
+                silent.getFormattedMessage());
+        assertTrue(filter.isLoggable(silent), "a line already rewritten passes unchanged");
+        assertEquals(org.jboss.logmanager.Level.WARN, silent.getLevel());
+    }
+
+    @Test
+    void everyOtherErrorIsLeftAsItIs() {
+        Exception handshake = new javax.net.ssl.SSLHandshakeException("PKIX path building failed");
+        ExtLogRecord tls = connector("SRMSG16215: Unable to connect to the broker, retry will be attempted",
+                handshake);
+        assertTrue(filter.isLoggable(tls));
+        assertEquals(org.jboss.logmanager.Level.ERROR, tls.getLevel(), "a failed TLS handshake stays an error");
+        assertSame(handshake, tls.getThrown(), "with its stack trace");
+
+        ExtLogRecord refused = connector("SRMSG16205: Unable to retrieve messages from AMQP, retrying...",
+                new Exception("Address points-granted is not configured for queue support"));
+        assertTrue(filter.isLoggable(refused));
+        assertEquals(org.jboss.logmanager.Level.ERROR, refused.getLevel(), "a refused link stays an error");
+        assertNotNull(refused.getThrown());
+
+        ExtLogRecord ours = new ExtLogRecord(org.jboss.logmanager.Level.ERROR, "SRMSG16214: AMQP Connection failure",
+                ExtLogRecord.FormatStyle.NO_FORMAT, getClass().getName());
+        ours.setLoggerName("io.pointsinbox.messaging.ConsumptionSwitch");
+        ours.setThrown(new Exception("Connection disconnected"));
+        assertTrue(filter.isLoggable(ours));
+        assertEquals(org.jboss.logmanager.Level.ERROR, ours.getLevel(), "another logger's line is untouched");
+
+        LogRecord plain = new LogRecord(Level.SEVERE, "SRMSG16214: AMQP Connection failure");
+        plain.setLoggerName(CONNECTOR);
+        assertTrue(filter.isLoggable(plain));
+        assertEquals(Level.SEVERE, plain.getLevel(), "no cause, nothing to say instead of it");
+    }
+
+    @Test
+    void dropsTheServicesOwnDisconnectOnlyDuringShutdown() {
+        BrokerDisconnectLogFilter.stopping();
+        assertFalse(filter.isLoggable(connector("SRMSG16214: AMQP Connection failure [Error Occurred After Shutdown]",
+                new Exception("Connection disconnected"))), "the service's own close, at shutdown");
+        ExtLogRecord refused = connector("SRMSG16214: AMQP Connection failure", new Exception("Connection refused"));
+        assertTrue(filter.isLoggable(refused), "another cause of the same message is kept");
+        assertEquals(org.jboss.logmanager.Level.ERROR, refused.getLevel());
+        assertTrue(filter.isLoggable(connector("SRMSG16205: Unable to retrieve messages from AMQP",
+                new Exception("Connection disconnected"))), "another message of the connector is kept");
+        BrokerDisconnectLogFilter.running();
+        ExtLogRecord again = connector("SRMSG16214: AMQP Connection failure", new Exception("Connection disconnected"));
+        assertTrue(filter.isLoggable(again), "started again: logged again");
+        assertEquals(org.jboss.logmanager.Level.WARN, again.getLevel());
+    }
+
+    /** A record as the connector's generated logger publishes it: ERROR, a message-format text, a cause. */
+    private static ExtLogRecord connector(String message, Throwable cause) {
+        ExtLogRecord record = new ExtLogRecord(org.jboss.logmanager.Level.ERROR, message,
+                ExtLogRecord.FormatStyle.MESSAGE_FORMAT, BrokerDisconnectLogFilterTest.class.getName());
+        record.setLoggerName(CONNECTOR);
+        record.setThrown(cause);
+        return record;
+    }
+}

@@ -1,0 +1,93 @@
+package io.pointsinbox.messaging;
+
+import static io.pointsinbox.support.AmqpTestClient.grant;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import io.pointsinbox.support.AmqpTestClient;
+import io.pointsinbox.support.AppProcess;
+import io.pointsinbox.support.ArtemisTestResource;
+import io.pointsinbox.support.Ledger;
+import io.pointsinbox.support.PackagedAppServices;
+import io.pointsinbox.support.TcpProxy;
+
+/**
+ * What the packaged service writes to its console when it loses the broker and recovers by itself: a broker restart,
+ * then a broker that falls silent past the idle timeout, then a graceful stop. Each loss is one WARN line naming its
+ * cause, with no stack trace and no ERROR anywhere, and a message sent after each recovery is applied.
+ */
+class BrokerOutageLogIT {
+
+    private static final String CONSUMER = "points-ledger";
+    private static final Path LOGS = Path.of("target", "broker-outage-it");
+    private static final Duration IDLE_TIMEOUT = Duration.ofSeconds(2);
+
+    private static PackagedAppServices services;
+
+    @BeforeAll
+    static void startServices() throws Exception {
+        AppProcess.clearLogs(LOGS);
+        services = PackagedAppServices.start(ArtemisTestResource.MAX_DELIVERY_ATTEMPTS);
+    }
+
+    @AfterAll
+    static void stopServices() {
+        services.stop();
+    }
+
+    @Test
+    void aRestartedOrSilentBrokerIsOneWarningLineEachAndConsumptionGoesOn() throws Exception {
+        long userId = 7_900_000L + System.nanoTime() % 100_000;
+        Path log = LOGS.resolve("service.log");
+        try (TcpProxy broker = new TcpProxy("127.0.0.1", ArtemisTestResource::port)) {
+            Map<String, String> env = new HashMap<>(services.environment());
+            env.put("AMQP_PORT", String.valueOf(broker.port()));
+            env.put("POINTS_BROKER_IDLE_TIMEOUT", IDLE_TIMEOUT.toSeconds() + "s");
+            AppProcess app = AppProcess.startReady(env, log);
+            try {
+                ArtemisTestResource.restart(Duration.ofSeconds(2));
+                sendAndAwaitApplied(userId, 1);
+                String afterRestart = Files.readString(log);
+                assertTrue(afterRestart.contains(
+                        "SRMSG16214: AMQP Connection failure: Connection disconnected; the connector reconnects"),
+                        "the restart is reported, with its cause:\n" + afterRestart);
+
+                int connections = broker.acceptedConnections();
+                broker.silenceOpenConnections();
+                await("a new connection after the idle timeout").atMost(IDLE_TIMEOUT.multipliedBy(10))
+                        .until(() -> broker.acceptedConnections() > connections && app.ready());
+                sendAndAwaitApplied(userId, 2);
+            } finally {
+                app.terminate(Duration.ofSeconds(30));
+            }
+        }
+        List<String> lines = Files.readAllLines(log);
+        assertTrue(lines.stream().anyMatch(line -> line.contains(" WARN ") && line.contains(
+                "local-idle-timeout expired; the connector reconnects")),
+                "the silent broker is reported, with its cause:\n" + String.join("\n", lines));
+        assertEquals(List.of(), lines.stream().filter(line -> line.contains(" ERROR ") || line.startsWith("\tat ")
+                || line.contains("Exception:")).toList(), "no error and no stack trace");
+        assertEquals(2, Ledger.grants(CONSUMER, userId), "each message applied once");
+    }
+
+    private static void sendAndAwaitApplied(long userId, int expected) {
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.sendText(grant(UUID.randomUUID(), userId, 3));
+        }
+        await("grant " + expected + " applied").atMost(Duration.ofSeconds(60))
+                .until(() -> Ledger.grants(CONSUMER, userId) == expected);
+    }
+}
