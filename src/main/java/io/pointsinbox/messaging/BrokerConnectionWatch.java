@@ -26,6 +26,15 @@ import io.smallrye.reactive.messaging.providers.extension.HealthCenter;
  * {@code points_inbox_broker_connected{channel}} says the same to an alert: 1 while the inbound channel has its
  * connection, 0 while it has none. (The Vert.x client's own {@code amqp_active_connections} could not, and is kept
  * out: {@link StaleConnectionGauge}.)
+ * <p>
+ * It also finds a channel that stopped reconnecting. The AMQP connector attaches the channel's receiver once a
+ * connection is open; when that connection is lost before the broker answers the attach (a broker restarting, or
+ * falling silent, at that very moment), the attach never completes, nothing fails, and the connector neither
+ * reconnects nor reports it: the pod would stay up, not ready, consuming nothing, for good. So while the channel has
+ * no connection, each check also opens a connection of its own with the channel's settings ({@link BrokerProbe}).
+ * When the broker has accepted every one of them for {@link #stuckAfter} (ten reconnect intervals, at least 10 s),
+ * far longer than the connector takes to reconnect, the channel is stuck: one error line, and liveness goes down
+ * ({@link ChannelLiveness}) so that Kubernetes restarts the pod, the only way to rebuild the channel.
  */
 @ApplicationScoped
 @Startup // created with the application, so that a pod that never had a connection counts from its start
@@ -40,19 +49,27 @@ public class BrokerConnectionWatch {
     private final String broker;
     private final long reconnectInterval;
 
+    private final BrokerProbe probe;
+    private final Duration stuckAfter;
+
     private final Instant created = Instant.now();
     private boolean everConnected;
     private boolean missedLastCheck;
     private volatile Instant missingSince;
     private Instant remindedAt;
+    /** Since when every probe while the channel had no connection was accepted; null while one was not. */
+    private Instant answeringSince;
+    private volatile boolean stuck;
 
-    BrokerConnectionWatch(HealthCenter health, ConsumptionSwitch consumption, Config config) {
+    BrokerConnectionWatch(HealthCenter health, ConsumptionSwitch consumption, BrokerProbe probe, Config config) {
         this.health = health;
         this.consumption = consumption;
+        this.probe = probe;
         String channel = "mp.messaging.incoming." + PointsGrantedConsumer.CHANNEL + ".";
         this.broker = setting(config, channel + "host", "amqp-host").orElse("?") + ":"
                 + setting(config, channel + "port", "amqp-port").orElse("5672");
         this.reconnectInterval = config.getOptionalValue("amqp-reconnect-interval", Long.class).orElse(10L);
+        this.stuckAfter = Duration.ofSeconds(Math.max(10, 10 * reconnectInterval));
     }
 
     private static Optional<String> setting(Config config, String channelKey, String globalKey) {
@@ -71,6 +88,16 @@ public class BrokerConnectionWatch {
         return health.getReadiness().getChannels().stream()
                 .filter(info -> PointsGrantedConsumer.CHANNEL.equals(info.getChannel()))
                 .allMatch(HealthReport.ChannelInfo::isOk);
+    }
+
+    /** Whether the inbound channel stopped reconnecting while the broker accepts connections (see above). */
+    public boolean stuck() {
+        return stuck;
+    }
+
+    /** How long the broker must accept connections, while the channel has none, before the channel counts as stuck. */
+    public Duration stuckAfter() {
+        return stuckAfter;
     }
 
     /** Since when the inbound channel has had no connection, as seen by the last checks; empty while it has one. */
@@ -94,6 +121,8 @@ public class BrokerConnectionWatch {
             missedLastCheck = false;
             missingSince = null;
             remindedAt = null;
+            answeringSince = null;
+            stuck = false;
             return;
         }
         if (!missedLastCheck) {
@@ -102,11 +131,36 @@ public class BrokerConnectionWatch {
             missingSince = everConnected ? now : created;
             return;
         }
+        probeWhileMissing(now);
+        if (stuck) {
+            return;
+        }
         if (remindedAt == null || Duration.between(remindedAt, now).compareTo(REMINDER) >= 0) {
             remindedAt = now;
             LOG.warnf("No connection to the AMQP broker at %s (channel %s) for %d s: reconnecting every %d s;"
                     + " messages wait on the broker and readiness is down", broker, PointsGrantedConsumer.CHANNEL,
                     Duration.between(missingSince, now).toSeconds(), reconnectInterval);
+        }
+    }
+
+    private void probeWhileMissing(Instant now) {
+        if (stuck) {
+            return;
+        }
+        if (!probe.answers(Duration.ofSeconds(5))) {
+            answeringSince = null;
+            return;
+        }
+        if (answeringSince == null) {
+            answeringSince = now;
+        }
+        if (Duration.between(answeringSince, now).compareTo(stuckAfter) >= 0) {
+            stuck = true;
+            LOG.errorf("The AMQP broker at %s has accepted every connection of this service for %d s, but channel %s"
+                    + " has had none for %d s: the AMQP connector stopped reconnecting it. Liveness is down so that"
+                    + " the pod is restarted; messages wait on the broker", broker,
+                    Duration.between(answeringSince, now).toSeconds(), PointsGrantedConsumer.CHANNEL,
+                    Duration.between(missingSince, now).toSeconds());
         }
     }
 }

@@ -26,6 +26,7 @@ public final class TcpProxy implements AutoCloseable {
     private final IntSupplier targetPort;
     private final Object gate = new Object();
     private volatile boolean frozen;
+    private volatile byte[][] trap;
     private final int port;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private final Set<Link> links = ConcurrentHashMap.newKeySet();
@@ -87,6 +88,14 @@ public final class TcpProxy implements AutoCloseable {
             link.closesPass = false;
             link.silenced = true;
         }
+    }
+
+    /**
+     * Silences for good (as {@link #silenceOpenConnections()}) the next connection whose client sends, in one read,
+     * every one of these byte sequences; that read is dropped. Later connections pass.
+     */
+    public void silenceNextConnectionSending(byte[]... patterns) {
+        trap = patterns;
     }
 
     /** Connections accepted since the proxy was created. */
@@ -151,6 +160,9 @@ public final class TcpProxy implements AutoCloseable {
                 int read;
                 while ((read = in.read(buffer)) >= 0) {
                     awaitThawed();
+                    if (!fromUpstream && trapped(buffer, read)) {
+                        link.silenced = true;
+                    }
                     if (link.silenced) {
                         continue;
                     }
@@ -178,6 +190,32 @@ public final class TcpProxy implements AutoCloseable {
         }, "tcp-proxy-pump");
         thread.setDaemon(true);
         thread.start();
+    }
+
+    private synchronized boolean trapped(byte[] buffer, int length) {
+        byte[][] patterns = trap;
+        if (patterns == null) {
+            return false;
+        }
+        for (byte[] pattern : patterns) {
+            if (indexOf(buffer, length, pattern) < 0) {
+                return false;
+            }
+        }
+        trap = null;
+        return true;
+    }
+
+    private static int indexOf(byte[] buffer, int length, byte[] pattern) {
+        outer: for (int i = 0; i + pattern.length <= length; i++) {
+            for (int j = 0; j < pattern.length; j++) {
+                if (buffer[i + j] != pattern[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
     }
 
     /** One proxied connection. */
