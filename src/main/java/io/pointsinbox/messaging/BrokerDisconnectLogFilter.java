@@ -13,7 +13,9 @@ import io.quarkus.logging.LoggingFilter;
  * that the broker closed (a broker restart, a rolling update of the broker) or that fell silent past the idle
  * timeout as ERRORs with some thirty lines of the AMQP client's internals each, three of them per outage, although
  * it reconnects on its own. While the service runs, such a line becomes one WARN line naming the cause; how long the
- * connection stays missing is for {@link BrokerConnectionWatch} to say. During a graceful stop the service's own
+ * connection stays missing is for {@link BrokerConnectionWatch} to say. With a proxy in between that accepts
+ * connections while the broker is away, every reconnection attempt is one more ERROR ("Unable to connect to the
+ * broker ... Disconnected"): dropped, as the client says nothing of an attempt the broker's host refuses. During a graceful stop the service's own
  * connection closing is reported the same way, an ERROR for nothing that went wrong: that line is dropped. Every
  * other line of the connector, a failed TLS handshake or a refused link included, is left as it is.
  */
@@ -26,6 +28,8 @@ public final class BrokerDisconnectLogFilter implements Filter {
     /** "AMQP Connection failure" and "Unable to retrieve messages from AMQP, retrying...". */
     private static final String CONNECTION_FAILURE = "SRMSG16214";
     private static final String RECEIVER_RETRYING = "SRMSG16205";
+    /** "Unable to connect to the broker, retry will be attempted". */
+    private static final String CONNECT_RETRYING = "SRMSG16215";
     private static final String DISCONNECTED = "Connection disconnected";
 
     private static volatile boolean stopping;
@@ -56,6 +60,11 @@ public final class BrokerDisconnectLogFilter implements Filter {
         // them ("Connection disconnected - local-idle-timeout expired").
         if ((failure || record.getMessage().contains(RECEIVER_RETRYING)) && cause.startsWith(DISCONNECTED)) {
             oneWarningLine(record, cause);
+        } else if (record.getMessage().contains(CONNECT_RETRYING) && "Disconnected".equals(cause)) {
+            // A connection closed before the broker opened it: something between (a proxy, a sidecar) accepted it
+            // while the broker was still away. Without one, the same attempt is refused and the client says nothing;
+            // the watch says it once. A failed TLS handshake names its own cause and stays an error.
+            return false;
         }
         return true;
     }

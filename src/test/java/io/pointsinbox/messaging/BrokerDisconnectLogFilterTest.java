@@ -51,6 +51,10 @@ class BrokerDisconnectLogFilterTest {
         assertEquals(org.jboss.logmanager.Level.WARN, silent.getLevel());
         assertEquals("SRMSG16214: AMQP Connection failure: Connection disconnected - local-idle-timeout expired; the"
                 + " connector reconnects", silent.getFormattedMessage());
+        ExtLogRecord attempt = connector("SRMSG16215: Unable to connect to the broker, retry will be attempted",
+                new io.vertx.core.VertxException("Disconnected"));
+        assertFalse(filter.isLoggable(attempt), "an attempt closed before the broker opened it: not a line each");
+
         assertTrue(filter.isLoggable(silent), "a line already rewritten passes unchanged");
         assertEquals(org.jboss.logmanager.Level.WARN, silent.getLevel());
     }

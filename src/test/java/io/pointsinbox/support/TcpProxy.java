@@ -135,7 +135,13 @@ public final class TcpProxy implements AutoCloseable {
         while (!listening.isClosed()) {
             try {
                 Socket client = listening.accept();
-                Socket upstream = new Socket(targetHost, targetPort.getAsInt());
+                Socket upstream;
+                try {
+                    upstream = new Socket(targetHost, targetPort.getAsInt());
+                } catch (IOException refused) {
+                    closeQuietly(client); // the target is away: the client sees its connection closed at once
+                    continue;
+                }
                 client.setTcpNoDelay(true);
                 upstream.setTcpNoDelay(true);
                 sockets.add(client);
