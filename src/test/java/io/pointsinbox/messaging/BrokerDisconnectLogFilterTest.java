@@ -31,32 +31,28 @@ class BrokerDisconnectLogFilterTest {
 
     @Test
     void aLostConnectionIsOneWarningLineWithItsCauseWhileRunning() {
-        ExtLogRecord lost = connector("SRMSG16214: AMQP Connection failure", new Exception("Connection disconnected"));
-        assertTrue(filter.isLoggable(lost), "kept");
-        assertEquals(org.jboss.logmanager.Level.WARN, lost.getLevel());
-        assertNull(lost.getThrown(), "no stack trace");
-        assertEquals("SRMSG16214: AMQP Connection failure: Connection disconnected; the connector reconnects",
-                lost.getFormattedMessage());
+        assertOneWarningLine("SRMSG16214: AMQP Connection failure", "Connection disconnected");
+        assertOneWarningLine("SRMSG16205: Unable to retrieve messages from AMQP, retrying...",
+                "Connection disconnected");
+        ExtLogRecord silent = assertOneWarningLine("SRMSG16214: AMQP Connection failure",
+                "Connection disconnected - local-idle-timeout expired");
 
-        ExtLogRecord receiver = connector("SRMSG16205: Unable to retrieve messages from AMQP, retrying...",
-                new Exception("Connection disconnected"));
-        assertTrue(filter.isLoggable(receiver));
-        assertEquals(org.jboss.logmanager.Level.WARN, receiver.getLevel());
-        assertEquals("SRMSG16205: Unable to retrieve messages from AMQP, retrying...: Connection disconnected; the"
-                + " connector reconnects", receiver.getFormattedMessage());
-
-        ExtLogRecord silent = connector("SRMSG16214: AMQP Connection failure",
-                new Exception("Connection disconnected - local-idle-timeout expired"));
-        assertTrue(filter.isLoggable(silent));
-        assertEquals(org.jboss.logmanager.Level.WARN, silent.getLevel());
-        assertEquals("SRMSG16214: AMQP Connection failure: Connection disconnected - local-idle-timeout expired; the"
-                + " connector reconnects", silent.getFormattedMessage());
         ExtLogRecord attempt = connector("SRMSG16215: Unable to connect to the broker, retry will be attempted",
                 new io.vertx.core.VertxException("Disconnected"));
         assertFalse(filter.isLoggable(attempt), "an attempt closed before the broker opened it: not a line each");
 
         assertTrue(filter.isLoggable(silent), "a line already rewritten passes unchanged");
         assertEquals(org.jboss.logmanager.Level.WARN, silent.getLevel());
+    }
+
+    /** The connector's ERROR with this cause is kept as one WARN line, the cause appended, and no stack trace. */
+    private ExtLogRecord assertOneWarningLine(String message, String cause) {
+        ExtLogRecord record = connector(message, new Exception(cause));
+        assertTrue(filter.isLoggable(record), "kept: " + message);
+        assertEquals(org.jboss.logmanager.Level.WARN, record.getLevel(), message);
+        assertNull(record.getThrown(), "no stack trace: " + message);
+        assertEquals(message + ": " + cause + "; the connector reconnects", record.getFormattedMessage());
+        return record;
     }
 
     @Test
