@@ -131,6 +131,9 @@ public class BrokerConnectionWatch {
             missingSince = everConnected ? now : created;
             return;
         }
+        if (stuck) {
+            return; // said once; liveness is down until the pod is restarted
+        }
         probeWhileMissing(now);
         if (stuck) {
             return;
@@ -144,9 +147,6 @@ public class BrokerConnectionWatch {
     }
 
     private void probeWhileMissing(Instant now) {
-        if (stuck) {
-            return;
-        }
         if (!probe.answers(Duration.ofSeconds(5))) {
             answeringSince = null;
             return;

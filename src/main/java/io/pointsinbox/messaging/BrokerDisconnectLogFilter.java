@@ -15,9 +15,10 @@ import io.quarkus.logging.LoggingFilter;
  * it reconnects on its own. While the service runs, such a line becomes one WARN line naming the cause; how long the
  * connection stays missing is for {@link BrokerConnectionWatch} to say. With a proxy in between that accepts
  * connections while the broker is away, every reconnection attempt is one more ERROR ("Unable to connect to the
- * broker ... Disconnected"): dropped, as the client says nothing of an attempt the broker's host refuses. During a graceful stop the service's own
- * connection closing is reported the same way, an ERROR for nothing that went wrong: that line is dropped. Every
- * other line of the connector, a failed TLS handshake or a refused link included, is left as it is.
+ * broker ... Disconnected"): dropped, as the client says nothing of an attempt the broker's host refuses. During a
+ * graceful stop the service's own connection closing is reported the same way, an ERROR for nothing that went wrong:
+ * that line is dropped. Every other line of the connector, a failed TLS handshake or a refused link included, is left
+ * as it is.
  */
 @LoggingFilter(name = BrokerDisconnectLogFilter.NAME)
 public final class BrokerDisconnectLogFilter implements Filter {
