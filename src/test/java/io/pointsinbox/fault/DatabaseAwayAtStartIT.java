@@ -11,17 +11,14 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.UUID;
 import java.util.stream.IntStream;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.pointsinbox.support.AppProcess;
 import io.pointsinbox.support.ArtemisTestResource;
@@ -39,27 +36,10 @@ import io.pointsinbox.support.TcpProxy;
 class DatabaseAwayAtStartIT {
 
     private static final String CONSUMER = "points-ledger";
-    private static final Path LOGS = Path.of("target", "database-away-it");
     private static final int GRANTS = 40;
 
-    private static PackagedAppServices services;
-
-    @BeforeAll
-    static void startServices() throws Exception {
-        AppProcess.clearLogs(LOGS);
-        services = PackagedAppServices.start(ArtemisTestResource.MAX_DELIVERY_ATTEMPTS);
-    }
-
-    @BeforeEach
-    void emptyQueues() throws Exception {
-        ArtemisTestResource.purge(ArtemisTestResource.ADDRESS);
-        ArtemisTestResource.purge(ArtemisTestResource.DEAD_LETTER);
-    }
-
-    @AfterAll
-    static void stopServices() {
-        services.stop();
-    }
+    @RegisterExtension
+    static final PackagedAppServices SERVICES = PackagedAppServices.create().logsIn("database-away-it");
 
     @Test
     void aServiceStartedBeforeItsDatabaseWaitsForItThenAppliesTheBacklogOnce() throws Exception {
@@ -69,9 +49,9 @@ class DatabaseAwayAtStartIT {
         ArtemisTestResource.preload(grants);
         try (TcpProxy database = new TcpProxy(direct.getHost(), direct.getPort())) {
             database.cut();
-            Map<String, String> env = new HashMap<>(services.environment());
+            Map<String, String> env = SERVICES.environment();
             env.put("QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://127.0.0.1:" + database.port() + direct.getPath());
-            Path log = LOGS.resolve("waits.log");
+            Path log = SERVICES.log("waits.log");
             AppProcess app = AppProcess.start(env, log);
             try {
                 await("8 s of waiting for the database, alive and not ready").during(Duration.ofSeconds(8))
@@ -101,11 +81,11 @@ class DatabaseAwayAtStartIT {
     void aDatabaseThatNeverAnswersEndsTheStartNamingIt() throws Exception {
         try (TcpProxy database = new TcpProxy("127.0.0.1", 1)) {
             database.cut();
-            Map<String, String> env = new HashMap<>(services.environment());
+            Map<String, String> env = SERVICES.environment();
             env.put("QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://127.0.0.1:" + database.port() + "/none");
             // Fewer attempts than the default's 40 s, so that the test does not wait for them.
             env.put("QUARKUS_FLYWAY_CONNECT_RETRIES", "2");
-            Path log = LOGS.resolve("gives-up.log");
+            Path log = SERVICES.log("gives-up.log");
             OptionalInt exit = AppProcess.start(env, log).awaitExit(Duration.ofSeconds(60));
             String output = Files.readString(log);
             assertTrue(exit.isPresent(), "still running 60 s after start:\n" + output);

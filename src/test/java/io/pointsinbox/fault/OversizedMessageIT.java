@@ -16,10 +16,8 @@ import java.util.OptionalInt;
 import java.util.UUID;
 import java.util.stream.IntStream;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.pointsinbox.support.AmqpTestClient;
 import io.pointsinbox.support.AppProcess;
@@ -39,29 +37,12 @@ import io.pointsinbox.support.PackagedAppServices;
 class OversizedMessageIT {
 
     private static final String CONSUMER = "points-ledger";
-    private static final Path LOGS = Path.of("target", "oversized-it");
     private static final int OVERSIZED_MIB = 40;
     private static final int GRANTS = 50;
     private static final int MOST_STARTS = 15;
 
-    private static PackagedAppServices services;
-
-    @BeforeAll
-    static void startServices() throws Exception {
-        AppProcess.clearLogs(LOGS);
-        services = PackagedAppServices.start(ArtemisTestResource.MAX_DELIVERY_ATTEMPTS);
-    }
-
-    @BeforeEach
-    void emptyQueues() throws Exception {
-        ArtemisTestResource.purge(ArtemisTestResource.ADDRESS);
-        ArtemisTestResource.purge(ArtemisTestResource.DEAD_LETTER);
-    }
-
-    @AfterAll
-    static void stopServices() {
-        services.stop();
-    }
+    @RegisterExtension
+    static final PackagedAppServices SERVICES = PackagedAppServices.create().logsIn("oversized-it");
 
     /** The memory options of docker/jvm.options that any JDK from 17 accepts (the AOT cache needs its own build). */
     private static List<String> memoryOptions() throws Exception {
@@ -84,13 +65,13 @@ class OversizedMessageIT {
         long userId = 7_700_000L + System.nanoTime() % 100_000;
         List<String> grants = IntStream.range(0, GRANTS).mapToObj(i -> grant(UUID.randomUUID(), userId, 3)).toList();
         ArtemisTestResource.preload(grants);
-        Map<String, String> env = services.environment();
+        Map<String, String> env = SERVICES.environment();
 
         List<Integer> exitCodes = new ArrayList<>();
         AppProcess app = null;
         for (int start = 1; start <= MOST_STARTS && app == null; start++) {
             AppProcess candidate = AppProcess.start(ProcessHandle.current().info().command().orElse("java"), options,
-                    env, LOGS.resolve("start-" + start + ".log"));
+                    env, SERVICES.log("start-" + start + ".log"));
             long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
             while (candidate.alive() && !drained(userId) && System.nanoTime() < deadline) {
                 Thread.sleep(100);

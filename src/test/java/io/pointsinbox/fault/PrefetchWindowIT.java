@@ -4,18 +4,15 @@ import static io.pointsinbox.support.AmqpTestClient.grant;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.IntStream;
 
 import org.apache.activemq.artemis.core.server.Queue;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.pointsinbox.support.AppProcess;
 import io.pointsinbox.support.ArtemisTestResource;
@@ -30,36 +27,24 @@ import io.pointsinbox.support.PackagedAppServices;
  */
 class PrefetchWindowIT {
 
-    private static final Path LOGS = Path.of("target", "prefetch-window-it");
     private static final int CREDITS = 1_000;
     private static final int BACKLOG = 2_000;
 
-    private static PackagedAppServices services;
-
-    @BeforeAll
-    static void startServices() throws Exception {
-        AppProcess.clearLogs(LOGS);
-        services = PackagedAppServices.start(10);
-        ArtemisTestResource.purge(ArtemisTestResource.ADDRESS);
-    }
-
-    @AfterAll
-    static void stopServices() throws Exception {
-        ArtemisTestResource.purge(ArtemisTestResource.ADDRESS);
-        services.stop();
-    }
+    @RegisterExtension
+    static final PackagedAppServices SERVICES = PackagedAppServices.create().deadLetteringAfter(10)
+            .logsIn("prefetch-window-it");
 
     @Test
     void aStalledInstanceHoldsTheConnectorsThousandCreditsAndAFewHundredMore() throws Exception {
         long userId = 8_800_000L + System.nanoTime() % 100_000;
         List<String> grants = IntStream.range(0, BACKLOG).mapToObj(i -> grant(UUID.randomUUID(), userId, 1)).toList();
         ArtemisTestResource.preload(grants);
-        Map<String, String> env = new HashMap<>(services.environment());
+        Map<String, String> env = SERVICES.environment();
         // Every worker sleeps between its commit and its acknowledgement: the workers stall and the window fills.
         env.put("QUARKUS_PROFILE", "chaos");
         env.put("CHAOS_COMMIT_ACK_DELAY", "20s");
         env.put("POINTS_CONSUMER", "prefetch-window");
-        AppProcess app = AppProcess.start(env, LOGS.resolve("app.log"));
+        AppProcess app = AppProcess.start(env, SERVICES.log("app.log"));
         try {
             Queue queue = ArtemisTestResource.queue(ArtemisTestResource.ADDRESS);
             await("the window filled").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))

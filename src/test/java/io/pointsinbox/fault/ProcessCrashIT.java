@@ -5,17 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 import org.awaitility.core.ConditionTimeoutException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.pointsinbox.support.AppProcess;
 import io.pointsinbox.support.ArtemisTestResource;
@@ -32,34 +29,16 @@ import io.pointsinbox.support.Workload;
 class ProcessCrashIT {
 
     private static final String CONSUMER = "points-ledger";
-    private static final Path LOGS = Path.of("target", "crash-it");
 
-    private static PackagedAppServices services;
-    private static Map<String, String> env;
-
-    @BeforeAll
-    static void startServices() throws Exception {
-        AppProcess.clearLogs(LOGS);
-        // A SIGKILL spends one delivery attempt of every message the connector holds (up to its 1,000 link credits):
-        // three kills need a budget above three, as in production (docker/artemis/broker.xml has 10).
-        services = PackagedAppServices.start(10);
-        env = services.environment();
-        env.put("QUARKUS_PROFILE", "chaos");
-        // Widen the window between the database commit and the broker acknowledgement so far that every kill lands
-        // while several deliveries are committed but not yet acknowledged.
-        env.put("CHAOS_COMMIT_ACK_DELAY", "200ms");
-    }
-
-    @AfterAll
-    static void stopServices() {
-        services.stop();
-    }
-
-    @BeforeEach
-    void reset() throws Exception {
-        ArtemisTestResource.purge(ArtemisTestResource.ADDRESS);
-        ArtemisTestResource.purge(ArtemisTestResource.DEAD_LETTER);
-    }
+    /**
+     * A SIGKILL spends one delivery attempt of every message the connector holds (up to its 1,000 link credits): three
+     * kills need a budget above three, as in production (docker/artemis/broker.xml has 10). The window between the
+     * commit and the acknowledgement is widened so far that every kill lands while several deliveries are committed but
+     * not yet acknowledged.
+     */
+    @RegisterExtension
+    static final PackagedAppServices SERVICES = PackagedAppServices.create().deadLetteringAfter(10).logsIn("crash-it")
+            .with("QUARKUS_PROFILE", "chaos").with("CHAOS_COMMIT_ACK_DELAY", "200ms");
 
     /** One message per transaction (the default), or batched mode: the same crashes, the same assertions. */
     private record Mode(String name, String logPrefix, Map<String, String> env) {
@@ -216,7 +195,7 @@ class ProcessCrashIT {
     }
 
     private static List<String> errors(String logName) throws Exception {
-        try (var lines = Files.lines(LOGS.resolve(logName + ".log"))) {
+        try (var lines = Files.lines(SERVICES.log(logName + ".log"))) {
             return lines.filter(line -> line.contains(" ERROR ")).toList();
         }
     }
@@ -229,7 +208,7 @@ class ProcessCrashIT {
                             && ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) == 0);
         } catch (ConditionTimeoutException e) {
             List<String> problems;
-            try (var lines = Files.lines(LOGS.resolve(logName + ".log"))) {
+            try (var lines = Files.lines(SERVICES.log(logName + ".log"))) {
                 problems = lines.filter(line -> line.contains(" WARN ") || line.contains(" ERROR "))
                         .map(line -> line.length() > 300 ? line.substring(0, 300) : line).toList();
             } catch (Exception io) {
@@ -248,9 +227,9 @@ class ProcessCrashIT {
     }
 
     private static AppProcess startApp(String name, Mode mode) throws Exception {
-        Map<String, String> appEnv = new HashMap<>(env);
+        Map<String, String> appEnv = SERVICES.environment();
         appEnv.putAll(mode.env());
-        return AppProcess.startReady(appEnv, LOGS.resolve(mode.log(name) + ".log"));
+        return AppProcess.startReady(appEnv, SERVICES.log(mode.log(name) + ".log"));
     }
 
     private static double duplicates(AppProcess app) throws Exception {

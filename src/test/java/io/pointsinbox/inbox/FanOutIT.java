@@ -3,7 +3,6 @@ package io.pointsinbox.inbox;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -14,9 +13,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.pointsinbox.support.AmqpTestClient;
 import io.pointsinbox.support.AppProcess;
@@ -34,24 +33,17 @@ import io.pointsinbox.support.Workload;
  */
 class FanOutIT {
 
-    private static final Path LOGS = Path.of("target", "fan-out-it");
     /** Each consumer name with the queue it reads. */
     private static final Map<String, String> CONSUMERS = Map.of("points-ledger", "fanout-ledger", "points-audit",
             "fanout-audit");
     private static final int SENDERS = 4;
 
-    private static PackagedAppServices services;
+    @RegisterExtension
+    static final PackagedAppServices SERVICES = PackagedAppServices.create().logsIn("fan-out-it");
 
     @BeforeAll
-    static void startServices() throws Exception {
-        AppProcess.clearLogs(LOGS);
-        services = PackagedAppServices.start(ArtemisTestResource.MAX_DELIVERY_ATTEMPTS);
+    static void resetLedger() throws Exception {
         Ledger.reset();
-    }
-
-    @AfterAll
-    static void stopServices() {
-        services.stop();
     }
 
     @Test
@@ -61,10 +53,10 @@ class FanOutIT {
         try {
             // One after the other: the first start migrates the schema.
             for (var consumer : CONSUMERS.entrySet()) {
-                Map<String, String> env = new java.util.HashMap<>(services.environment());
+                Map<String, String> env = SERVICES.environment();
                 env.put("POINTS_CONSUMER", consumer.getKey());
                 env.put("POINTS_ADDRESS", ArtemisTestResource.FANOUT + "::" + consumer.getValue());
-                apps.put(consumer.getKey(), AppProcess.startReady(env, LOGS.resolve(consumer.getKey() + ".log")));
+                apps.put(consumer.getKey(), AppProcess.startReady(env, SERVICES.log(consumer.getKey() + ".log")));
             }
             sendFromSeveralSendersAtOnce(workload.messages());
             await("both queues drained").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(250))

@@ -8,14 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.pointsinbox.support.AmqpTestClient;
 import io.pointsinbox.support.AppProcess;
@@ -32,28 +30,17 @@ import io.pointsinbox.support.TcpProxy;
 class BrokerOutageLogIT {
 
     private static final String CONSUMER = "points-ledger";
-    private static final Path LOGS = Path.of("target", "broker-outage-it");
     private static final Duration IDLE_TIMEOUT = Duration.ofSeconds(2);
 
-    private static PackagedAppServices services;
-
-    @BeforeAll
-    static void startServices() throws Exception {
-        AppProcess.clearLogs(LOGS);
-        services = PackagedAppServices.start(ArtemisTestResource.MAX_DELIVERY_ATTEMPTS);
-    }
-
-    @AfterAll
-    static void stopServices() {
-        services.stop();
-    }
+    @RegisterExtension
+    static final PackagedAppServices SERVICES = PackagedAppServices.create().logsIn("broker-outage-it");
 
     @Test
     void aRestartedOrSilentBrokerIsOneWarningLineEachAndConsumptionGoesOn() throws Exception {
         long userId = 7_900_000L + System.nanoTime() % 100_000;
-        Path log = LOGS.resolve("service.log");
+        Path log = SERVICES.log("service.log");
         try (TcpProxy broker = new TcpProxy("127.0.0.1", ArtemisTestResource::port)) {
-            Map<String, String> env = new HashMap<>(services.environment());
+            Map<String, String> env = SERVICES.environment();
             env.put("AMQP_PORT", String.valueOf(broker.port()));
             env.put("POINTS_BROKER_IDLE_TIMEOUT", IDLE_TIMEOUT.toSeconds() + "s");
             AppProcess app = AppProcess.startReady(env, log);

@@ -11,7 +11,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -49,9 +48,7 @@ class PooledRetentionTest {
             statement.execute("create database " + DATABASE);
         }
         direct = base + DATABASE;
-        Flyway.configure().dataSource(direct, PostgresTestDatabase.user(),
-                PostgresTestDatabase.password()).locations("classpath:db/migration")
-                .load().migrate();
+        PostgresTestDatabase.migrate(direct);
         pooler = Pgbouncer.start(Pgbouncer.Mode.TRANSACTION_ROUND_ROBIN);
         // Idle sessions in the pool, so that consecutive transactions of one connection change session. Three, so
         // that no turn of five transactions (a lock, three deletes, an unlock) ends in the session it began in.

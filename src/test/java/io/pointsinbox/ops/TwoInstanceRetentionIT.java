@@ -5,19 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalTime;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.pointsinbox.support.AppProcess;
 import io.pointsinbox.support.ArtemisTestResource;
@@ -33,32 +30,18 @@ import io.pointsinbox.support.Workload;
 class TwoInstanceRetentionIT {
 
     private static final String CONSUMER = "points-ledger";
-    private static final Path LOGS = Path.of("target", "retention-it");
     private static final int OLD_ROWS = 150_000;
     private static final int RECENT_ROWS = 1_000;
 
-    private static PackagedAppServices services;
-    private static Map<String, String> env;
-
-    @BeforeAll
-    static void startServices() throws Exception {
-        AppProcess.clearLogs(LOGS);
-        services = PackagedAppServices.start(ArtemisTestResource.MAX_DELIVERY_ATTEMPTS);
-        env = services.environment();
-        env.put("POINTS_RETENTION_CLEANUP_INTERVAL", "1s");
-        // Small batches make one cleanup run last several seconds, so the other replica's turns fall inside it.
-        env.put("POINTS_RETENTION_BATCH_SIZE", "100");
-        env.put("QUARKUS_LOG_CATEGORY__IO_POINTSINBOX_OPS__LEVEL", "DEBUG");
-    }
-
-    @AfterAll
-    static void stopServices() {
-        services.stop();
-    }
+    /** Small batches make one cleanup run last several seconds, so the other replica's turns fall inside it. */
+    @RegisterExtension
+    static final PackagedAppServices SERVICES = PackagedAppServices.create().logsIn("retention-it")
+            .with("POINTS_RETENTION_CLEANUP_INTERVAL", "1s").with("POINTS_RETENTION_BATCH_SIZE", "100")
+            .with("QUARKUS_LOG_CATEGORY__IO_POINTSINBOX_OPS__LEVEL", "DEBUG");
 
     @Test
     void oneReplicaCleansAtATimeWhileBothConsume() throws Exception {
-        AppProcess.start(withCleanupOff(), LOGS.resolve("migrate.log")).terminate(Duration.ofSeconds(30));
+        AppProcess.start(withCleanupOff(), SERVICES.log("migrate.log")).terminate(Duration.ofSeconds(30));
         Ledger.reset();
         Ledger.execute("insert into inbox_message (id, consumer, message_id, message_type, payload_json,"
                 + " payload_hash, outcome, received_at, processed_at) select -g, 'points-ledger', gen_random_uuid(),"
@@ -126,7 +109,7 @@ class TwoInstanceRetentionIT {
                 "^(\\d\\d:\\d\\d:\\d\\d,\\d{3}) .*Inbox cleanup batch (started|deleted)");
         List<Interval> runs = new ArrayList<>();
         LocalTime start = null;
-        for (String text : Files.readAllLines(LOGS.resolve(replica + ".log"))) {
+        for (String text : Files.readAllLines(SERVICES.log(replica + ".log"))) {
             Matcher matcher = line.matcher(text);
             if (!matcher.find()) {
                 continue;
@@ -144,12 +127,12 @@ class TwoInstanceRetentionIT {
     }
 
     private static Map<String, String> withCleanupOff() {
-        Map<String, String> migrate = new HashMap<>(env);
+        Map<String, String> migrate = SERVICES.environment();
         migrate.put("POINTS_RETENTION_ENABLED", "false");
         return migrate;
     }
 
     private static AppProcess startApp(String name) throws Exception {
-        return AppProcess.startReady(env, LOGS.resolve(name + ".log"));
+        return AppProcess.startReady(SERVICES.environment(), SERVICES.log(name + ".log"));
     }
 }

@@ -8,6 +8,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Map;
 
+import org.flywaydb.core.Flyway;
+
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 
 /**
@@ -49,6 +51,11 @@ public class PostgresTestDatabase implements QuarkusTestResourceLifecycleManager
     /** The password of that user ({@code QUARKUS_DATASOURCE_PASSWORD}, else none). */
     public static String password() {
         return env("QUARKUS_DATASOURCE_PASSWORD", "");
+    }
+
+    /** Brings the database at {@code jdbcUrl} to the service's schema, as the service's start-up migration does. */
+    public static void migrate(String jdbcUrl) {
+        Flyway.configure().dataSource(jdbcUrl, user(), password()).locations("classpath:db/migration").load().migrate();
     }
 
     @Override
