@@ -79,7 +79,9 @@ public final class PackagedAppServices implements BeforeAllCallback, BeforeEachC
     @Override
     public void afterAll(ExtensionContext context) {
         try {
-            broker.stop();
+            if (broker != null) {
+                broker.stop();
+            }
         } finally {
             database.stop();
         }
