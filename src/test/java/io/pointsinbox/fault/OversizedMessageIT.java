@@ -30,16 +30,21 @@ import io.pointsinbox.support.PackagedAppServices;
  * whole message into memory before the service can refuse it by size, and no broker setting bounds the size of a
  * message, so such a message exhausts the heap. Without {@code -XX:+ExitOnOutOfMemoryError} the process stayed up,
  * its event loop failing on every read: consumption stopped for good while liveness still answered now and then.
- * With it (docker/jvm.options), the process exits, every start spends one of the message's delivery attempts, the
- * broker moves it to its dead-letter address at {@code max-delivery-attempts}, and the messages behind it are
- * applied once.
+ * With it (docker/jvm.options), the process exits, the starts that the broker counts spend the message's delivery
+ * attempts, the broker moves it to its dead-letter address at {@code max-delivery-attempts}, and the messages behind
+ * it are applied once.
  */
 class OversizedMessageIT {
 
     private static final String CONSUMER = "points-ledger";
     private static final int OVERSIZED_MIB = 40;
     private static final int GRANTS = 50;
-    private static final int MOST_STARTS = 15;
+    /**
+     * A start that exits before the broker has finished sending it the message costs no delivery attempt, and how
+     * many do depends on the machine's load: 4 and 8 starts for 3 attempts alone, more than 15 once under a full
+     * test suite.
+     */
+    private static final int MOST_STARTS = 40;
 
     @RegisterExtension
     static final PackagedAppServices SERVICES = PackagedAppServices.create().logsIn("oversized-it");
