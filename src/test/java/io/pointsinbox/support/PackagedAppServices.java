@@ -63,10 +63,11 @@ public final class PackagedAppServices implements BeforeAllCallback, BeforeEachC
         broker = new ArtemisTestResource(maxDeliveryAttempts);
         Map<String, String> amqp = broker.start();
         database.start();
+        String jdbcUrl = System.getProperty(PostgresTestDatabase.DIRECT_URL);
         // The tests read the schema before any application of theirs has migrated it, and may run alone.
-        PostgresTestDatabase.migrate(System.getProperty(PostgresTestDatabase.DIRECT_URL));
-        environment.putAll(AppProcess.environment(amqp, System.getProperty(PostgresTestDatabase.DIRECT_URL),
-                System.getProperty("quarkus.datasource.username"), System.getProperty("quarkus.datasource.password")));
+        PostgresTestDatabase.migrate(jdbcUrl);
+        environment.putAll(AppProcess.environment(amqp, jdbcUrl, PostgresTestDatabase.user(),
+                PostgresTestDatabase.password()));
         environment.putAll(settings);
     }
 
