@@ -41,7 +41,7 @@ public class InboxMetrics {
     public static final List<String> DUPLICATE_CLASSES = List.of("in_flight", "redelivery",
             "id_conflict");
     static final List<String> OUTCOMES = List.of("processed", "insufficient_balance", "duplicate",
-            "id_conflict", "rejected", "too_old", "undecodable", "failed");
+            "id_conflict", "rejected", "too_old", "undecodable", "oversized", "failed");
 
     private final MeterRegistry registry;
     private final TransactionSynchronizationRegistry transactions;

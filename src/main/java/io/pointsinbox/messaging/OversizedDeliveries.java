@@ -1,0 +1,256 @@
+package io.pointsinbox.messaging;
+
+import java.lang.reflect.Field;
+import java.util.List;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+
+import jakarta.annotation.PreDestroy;
+import jakarta.annotation.Priority;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.interceptor.Interceptor;
+
+import org.apache.qpid.proton.amqp.UnsignedLong;
+import org.apache.qpid.proton.amqp.messaging.Rejected;
+import org.apache.qpid.proton.amqp.transport.ErrorCondition;
+import org.apache.qpid.proton.amqp.transport.LinkError;
+import org.apache.qpid.proton.engine.Delivery;
+import org.apache.qpid.proton.engine.Link;
+import org.eclipse.microprofile.reactive.messaging.spi.Connector;
+import org.jboss.logging.Logger;
+
+import io.pointsinbox.config.PointsConfig;
+import io.pointsinbox.ops.InboxMetrics;
+import io.quarkus.runtime.StartupEvent;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import io.quarkus.scheduler.Scheduled;
+import io.smallrye.reactive.messaging.amqp.AmqpConnector;
+import io.smallrye.reactive.messaging.connector.InboundConnector;
+import io.vertx.amqp.AmqpReceiver;
+import io.vertx.amqp.impl.AmqpClientImpl;
+import io.vertx.amqp.impl.AmqpConnectionImpl;
+import io.vertx.proton.ProtonConnection;
+import io.vertx.proton.ProtonReceiver;
+import io.vertx.proton.impl.ProtonConnectionImpl;
+
+/**
+ * Bounds the size of a message this service will read from the broker. The AMQP library under the connector
+ * (vertx-proton) buffers a whole message before anything else sees it, so without a bound one message larger than the
+ * heap ends the process, again at every start, until the broker gives up on it. The library can refuse a delivery
+ * once its bytes pass its link's {@code max-message-size}, but the connector sets none and offers no setting for it.
+ * So this class sets {@link #MAX_MESSAGE_BYTES} on the inbound channel's receiver link as soon as the link is attached
+ * and before the connector grants it any credit: on the connector's own line "AMQP Receiver listening address"
+ * (SRMSG16203), which it logs on the connection's event loop between the two. A check every few seconds sets it too,
+ * should that line ever be missing (a log level raised on the connector's category).
+ * <p>
+ * When a delivery passes the bound the library has dropped its bytes so far, so it holds at most the bound and one
+ * frame. This class then settles the delivery as {@code rejected} ({@code amqp:link:message-size-exceeded}), which
+ * makes Artemis move the message to its dead-letter address at once, counts it ({@code outcome="oversized"}), logs one
+ * warning, and closes the connection: the library stops reading the link for good once a delivery passed its bound,
+ * and the connector opens a new connection and link only after a lost connection. Deliveries received on that
+ * connection and not yet acknowledged are redelivered on the next one; those already applied are duplicates.
+ * <p>
+ * The connector's receivers are not reachable through any public API, so three private fields are read by
+ * reflection (registered for native images below). If a later version of the libraries moves them, nothing is
+ * bounded, and this class says so in one warning at start-up.
+ */
+@ApplicationScoped
+@RegisterForReflection(targets = { AmqpClientImpl.class, AmqpConnectionImpl.class }, classNames = {
+        "io.vertx.proton.impl.ProtonLinkImpl" }, fields = true, methods = false)
+public class OversizedDeliveries {
+
+    /**
+     * The largest message read, as encoded on the wire (body, properties and annotations). A valid envelope's body is
+     * at most 16 KiB ({@code EnvelopeReader.MAX_BODY_BYTES}); a larger message within this bound is still read and
+     * dead-lettered by the service itself, with its reason.
+     */
+    public static final long MAX_MESSAGE_BYTES = 64 * 1024;
+
+    /** The AMQP connector's logger. */
+    static final String CONNECTOR_LOGGER = "io.smallrye.reactive.messaging.amqp";
+    /** "AMQP Receiver listening address %s": the receiver is attached, no credit granted yet. */
+    static final String RECEIVER_LISTENING = "SRMSG16203";
+
+    private static final Logger LOG = Logger.getLogger(OversizedDeliveries.class);
+
+    private static final Field CLIENT_CONNECTIONS = field(AmqpClientImpl.class, "connections");
+    private static final Field CONNECTION_RECEIVERS = field(AmqpConnectionImpl.class, "receivers");
+    private static final Field PROTON_LINK = field("io.vertx.proton.impl.ProtonLinkImpl", "link");
+    private static final boolean REACHABLE = CLIENT_CONNECTIONS != null && CONNECTION_RECEIVERS != null
+            && PROTON_LINK != null;
+
+    private final AmqpConnector connector;
+    private final InboxMetrics metrics;
+    private final PointsConfig config;
+    private final UnsignedLong bound = UnsignedLong.valueOf(MAX_MESSAGE_BYTES);
+    private final Handler trigger = new Handler() {
+        @Override
+        public void publish(LogRecord record) {
+            String message = record.getMessage();
+            if (message != null && message.contains(RECEIVER_LISTENING)) {
+                boundReceivers();
+            }
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+    };
+
+    OversizedDeliveries(@Connector(AmqpConnector.CONNECTOR_NAME) InboundConnector connector, InboxMetrics metrics,
+            PointsConfig config) {
+        this.connector = (AmqpConnector) connector;
+        this.metrics = metrics;
+        this.config = config;
+    }
+
+    /** Before the messaging channels start (they do on this event too), so that the first link is bounded. */
+    void onStart(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) StartupEvent event) {
+        if (!REACHABLE) {
+            LOG.warn("The AMQP libraries of this build do not have the fields this service reads to bound the size of a"
+                    + " message: a message larger than the heap exhausts it (docs/operations.md#oversized-messages)");
+            return;
+        }
+        java.util.logging.Logger.getLogger(CONNECTOR_LOGGER).addHandler(trigger);
+    }
+
+    @PreDestroy
+    void close() {
+        java.util.logging.Logger.getLogger(CONNECTOR_LOGGER).removeHandler(trigger);
+    }
+
+    /** The fallback: a link attached while the connector's line was not logged. */
+    @Scheduled(every = "5s", delayed = "5s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void check() {
+        if (!REACHABLE) {
+            return;
+        }
+        for (AmqpConnectionImpl connection : connections()) {
+            ProtonConnection proton = connection.unwrap();
+            if (proton instanceof ProtonConnectionImpl impl) {
+                impl.getContext().runOnContext(v -> bound(connection, true));
+            }
+        }
+    }
+
+    /** How many of the connector's receivers carry the bound now (for tests). */
+    int boundedReceivers() {
+        int count = 0;
+        if (!REACHABLE) {
+            return count;
+        }
+        for (AmqpConnectionImpl connection : connections()) {
+            for (ProtonReceiver receiver : receivers(connection)) {
+                if (bound.equals(receiver.getMaxMessageSize())) {
+                    count++;
+                }
+            }
+        }
+        return count;
+    }
+
+    /** On the event loop of the connection whose receiver was just attached. */
+    private void boundReceivers() {
+        for (AmqpConnectionImpl connection : connections()) {
+            bound(connection, false);
+        }
+    }
+
+    private void bound(AmqpConnectionImpl connection, boolean late) {
+        for (ProtonReceiver receiver : receivers(connection)) {
+            if (receiver.getMaxMessageSize() == null && receiver.isOpen()) {
+                receiver.setMaxMessageSize(bound);
+                receiver.maxMessageSizeExceededHandler(this::exceeded);
+                if (late) {
+                    LOG.warnf("The receiver on %s was bounded to %d bytes per message only by the periodic check: the"
+                            + " AMQP connector's line %s was not logged (is its log category above INFO?)",
+                            config.address(), MAX_MESSAGE_BYTES, RECEIVER_LISTENING);
+                }
+            }
+        }
+    }
+
+    /** Called by the AMQP library on the connection's event loop; the library detaches the link after it. */
+    private void exceeded(ProtonReceiver receiver) {
+        Delivery delivery = currentDelivery(receiver);
+        if (delivery != null && !delivery.isSettled()) {
+            Rejected rejected = new Rejected();
+            rejected.setError(new ErrorCondition(LinkError.MESSAGE_SIZE_EXCEEDED,
+                    "points-inbox reads messages of at most " + MAX_MESSAGE_BYTES + " bytes"));
+            delivery.disposition(rejected);
+            delivery.settle();
+        }
+        metrics.rejected(config.consumer(), "oversized");
+        LOG.warnf("A message on %s is larger than %d bytes, the most this service reads: rejected unread (the broker"
+                + " moves it to its dead-letter address), and the connection is opened again; fix the sender"
+                + " (docs/operations.md#oversized-messages)", config.address(), MAX_MESSAGE_BYTES);
+        ProtonConnection connection = receiver.getSession().getConnection();
+        // After the library has written the disposition and its detach, at the end of this read.
+        if (connection instanceof ProtonConnectionImpl impl) {
+            impl.getContext().runOnContext(v -> connection.disconnect());
+        } else {
+            connection.disconnect();
+        }
+    }
+
+    private List<AmqpConnectionImpl> connections() {
+        List<AmqpConnectionImpl> found = new java.util.ArrayList<>();
+        for (io.vertx.mutiny.amqp.AmqpClient client : connector.getClients()) {
+            if (client.getDelegate() instanceof AmqpClientImpl impl) {
+                for (Object connection : (List<?>) read(CLIENT_CONNECTIONS, impl)) {
+                    if (connection instanceof AmqpConnectionImpl amqp) {
+                        found.add(amqp);
+                    }
+                }
+            }
+        }
+        return found;
+    }
+
+    private static List<ProtonReceiver> receivers(AmqpConnectionImpl connection) {
+        List<ProtonReceiver> found = new java.util.ArrayList<>();
+        for (Object receiver : (List<?>) read(CONNECTION_RECEIVERS, connection)) {
+            if (receiver instanceof AmqpReceiver amqp) {
+                found.add(amqp.unwrap());
+            }
+        }
+        return found;
+    }
+
+    private static Delivery currentDelivery(ProtonReceiver receiver) {
+        Object link = read(PROTON_LINK, receiver);
+        return link instanceof Link proton ? proton.current() : null;
+    }
+
+    private static Object read(Field field, Object owner) {
+        try {
+            Object value = field.get(owner);
+            return value == null ? List.of() : value;
+        } catch (IllegalAccessException e) {
+            return List.of();
+        }
+    }
+
+    private static Field field(Class<?> owner, String name) {
+        try {
+            Field field = owner.getDeclaredField(name);
+            field.setAccessible(true);
+            return field;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static Field field(String owner, String name) {
+        try {
+            return field(Class.forName(owner, false, OversizedDeliveries.class.getClassLoader()), name);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package io.pointsinbox.messaging;
+
+import static io.pointsinbox.support.AmqpTestClient.grant;
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import jakarta.inject.Inject;
+
+import org.apache.qpid.proton.amqp.messaging.Data;
+import org.apache.qpid.proton.message.Message;
+import org.junit.jupiter.api.Test;
+
+import io.pointsinbox.support.AmqpTestClient;
+import io.pointsinbox.support.ArtemisTestResource;
+import io.pointsinbox.support.InboxTestBase;
+import io.pointsinbox.support.Ledger;
+import io.pointsinbox.support.LogCapture;
+import io.pointsinbox.support.MetricsDelta;
+import io.quarkus.test.junit.QuarkusTest;
+
+/**
+ * A message larger than the most the service reads ({@link OversizedDeliveries#MAX_MESSAGE_BYTES}) is refused while
+ * it arrives, not after it has been buffered whole: rejected, so that the broker moves it to its dead-letter address
+ * at once, counted and warned about, and the messages around it are applied once on the connection opened after it.
+ */
+@QuarkusTest
+class OversizedDeliveryTest extends InboxTestBase {
+
+    private static final long USER = 91;
+
+    @Inject
+    OversizedDeliveries oversized;
+
+    @Test
+    void aMessageOverTheBoundIsRejectedUnreadAndTheMessagesAroundItAreAppliedOnce() {
+        assertEquals(1, oversized.boundedReceivers(), "the inbound receiver carries the bound from its attach");
+        MetricsDelta counted = MetricsDelta.start();
+        long deadBefore = deadLettered();
+        long balanceBefore = Ledger.balance(CONSUMER, USER);
+        String head = "{\"messageId\":\"" + UUID.randomUUID() + "\",\"type\":\"PointsGranted.v1\",\"payload\":"
+                + "{\"userId\":" + USER + ",\"amount\":1},\"padding\":\"";
+        // Two megabytes: far over the bound, and too big for the connector to hold whole unnoticed in a test heap.
+        String big = head + "x".repeat(2 * 1024 * 1024) + "\"}";
+        try (LogCapture capture = LogCapture.of(OversizedDeliveries.class);
+                AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            List<String> warnings = capture.lines();
+            sender.sendText(grant(UUID.randomUUID(), USER, 5));
+            sender.sendJsonData(big, null);
+            sender.sendText(grant(UUID.randomUUID(), USER, 7));
+
+            awaitCounter("oversized", 1, counted);
+            await("both grants applied").atMost(Duration.ofSeconds(30))
+                    .until(() -> Ledger.balance(CONSUMER, USER) == balanceBefore + 12);
+            await("the oversized message on the dead-letter address").atMost(Duration.ofSeconds(10))
+                    .until(() -> deadLettered() == deadBefore + 1);
+            awaitDrained();
+
+            assertEquals(1, warnings.size(), "one warning: " + warnings);
+            assertTrue(warnings.get(0).startsWith("WARN A message on points-granted is larger than "
+                    + OversizedDeliveries.MAX_MESSAGE_BYTES + " bytes, the most this service reads: rejected unread"),
+                    warnings.get(0));
+            assertEquals(1.0, counted.messages(CONSUMER, "oversized"), "counted once");
+            assertEquals(2.0, counted.messages(CONSUMER, "processed"), "the grants, each applied once");
+            assertEquals(0.0, counted.messages(CONSUMER, "rejected"), "not read, so not dead-lettered by the service");
+
+            List<Message> dead = AmqpTestClient.take(ArtemisTestResource.DEAD_LETTER, 1, Duration.ofSeconds(10));
+            assertEquals(1, dead.size());
+            assertEquals(big.length(), ((Data) dead.get(0).getBody()).getValue().getLength(),
+                    "moved whole by the broker, from the original");
+            await("the link of the new connection bounded too").atMost(Duration.ofSeconds(10))
+                    .until(() -> oversized.boundedReceivers() == 1);
+            given().get("/q/health/ready").then().statusCode(200);
+        }
+    }
+}
