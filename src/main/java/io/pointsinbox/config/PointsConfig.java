@@ -26,6 +26,15 @@ public interface PointsConfig {
     long maxAmount();
 
     /**
+     * The largest message read from the broker, in bytes as encoded on the wire (body, properties and annotations),
+     * from 17408 (the 16 KiB body limit and 1 KiB for the rest) to 67108864; a larger one is rejected while it
+     * arrives, unread, and the broker moves it to its dead-letter address (POINTS_MAX_MESSAGE_SIZE). The default
+     * keeps a full prefetch window of messages at this size within the recommended 48 MiB heap.
+     */
+    @WithDefault("20480")
+    int maxMessageSize();
+
+    /**
      * Messages processed concurrently by this instance, 1 to 256 (POINTS_CONCURRENCY); unset, 16 on Java 21+ and 8 on
      * Java 17 ({@link DefaultConcurrency}).
      */

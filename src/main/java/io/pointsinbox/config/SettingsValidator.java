@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
 
+import io.pointsinbox.contract.EnvelopeReader;
 import io.smallrye.config.ConfigValidationException;
 import io.smallrye.config.ConfigValidationException.Problem;
 import io.smallrye.config.ConfigValidator;
@@ -22,6 +23,8 @@ import io.smallrye.config.ConfigValidator;
 public final class SettingsValidator implements ConfigValidator {
 
     private static final Pattern CONSUMER = Pattern.compile("[a-z0-9][a-z0-9._-]*");
+    /** A body at the envelope's limit and 1 KiB for the message's other sections. */
+    private static final int MIN_MESSAGE_SIZE = EnvelopeReader.MAX_BODY_BYTES + 1024;
 
     @Override
     public void validateMapping(Class<?> mappingClass, String prefix, Object mapping) {
@@ -42,6 +45,7 @@ public final class SettingsValidator implements ConfigValidator {
             notBlank(problems, "points.address", points.address());
             notBlank(problems, "points.dead-letter-address", points.deadLetterAddress());
             between(problems, "points.max-amount", points.maxAmount(), 1, 1_000_000_000);
+            between(problems, "points.max-message-size", points.maxMessageSize(), MIN_MESSAGE_SIZE, 64 * 1024 * 1024);
             between(problems, "points.concurrency", points.concurrency(), 1, 256);
             positive(problems, "points.database-retry-interval", points.databaseRetryInterval());
             Duration idle = points.brokerIdleTimeout();

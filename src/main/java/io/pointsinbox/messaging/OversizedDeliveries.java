@@ -37,12 +37,13 @@ import io.vertx.proton.impl.ProtonConnectionImpl;
 /**
  * Bounds the size of a message this service will read from the broker. The AMQP library under the connector
  * (vertx-proton) buffers a whole message before anything else sees it, so without a bound one message larger than the
- * heap ends the process, again at every start, until the broker gives up on it. The library can refuse a delivery
- * once its bytes pass its link's {@code max-message-size}, but the connector sets none and offers no setting for it.
- * So this class sets {@link #MAX_MESSAGE_BYTES} on the inbound channel's receiver link as soon as the link is attached
- * and before the connector grants it any credit: on the connector's own line "AMQP Receiver listening address"
- * (SRMSG16203), which it logs on the connection's event loop between the two. A check every few seconds sets it too,
- * should that line ever be missing (a log level raised on the connector's category).
+ * heap ends the process, again at every start, until the broker gives up on it, and a backlog of messages a little
+ * over the body limit fills the heap through the connector's prefetch window. The library can refuse a delivery once
+ * its bytes pass its link's {@code max-message-size}, but the connector sets none and offers no setting for it. So
+ * this class sets {@code points.max-message-size} on the inbound channel's receiver link as soon as the link is
+ * attached and before the connector grants it any credit: on the connector's own line "AMQP Receiver listening
+ * address" (SRMSG16203), which it logs on the connection's event loop between the two. A check every few seconds sets
+ * it too, should that line ever be missing (a log level raised on the connector's category).
  * <p>
  * When a delivery passes the bound the library has dropped its bytes so far, so it holds at most the bound and one
  * frame. This class then settles the delivery as {@code rejected} ({@code amqp:link:message-size-exceeded}), which
@@ -60,13 +61,6 @@ import io.vertx.proton.impl.ProtonConnectionImpl;
         "io.vertx.proton.impl.ProtonLinkImpl" }, fields = true, methods = false)
 public class OversizedDeliveries {
 
-    /**
-     * The largest message read, as encoded on the wire (body, properties and annotations). A valid envelope's body is
-     * at most 16 KiB ({@code EnvelopeReader.MAX_BODY_BYTES}); a larger message within this bound is still read and
-     * dead-lettered by the service itself, with its reason.
-     */
-    public static final long MAX_MESSAGE_BYTES = 64 * 1024;
-
     /** The AMQP connector's logger. */
     static final String CONNECTOR_LOGGER = "io.smallrye.reactive.messaging.amqp";
     /** "AMQP Receiver listening address %s": the receiver is attached, no credit granted yet. */
@@ -83,7 +77,11 @@ public class OversizedDeliveries {
     private final AmqpConnector connector;
     private final InboxMetrics metrics;
     private final PointsConfig config;
-    private final UnsignedLong bound = UnsignedLong.valueOf(MAX_MESSAGE_BYTES);
+    /**
+     * The largest message read, as encoded on the wire. A valid envelope's body is at most 16 KiB; a larger message
+     * within this bound is still read and dead-lettered by the service itself, with its reason.
+     */
+    private final UnsignedLong bound;
     private final Handler trigger = new Handler() {
         @Override
         public void publish(LogRecord record) {
@@ -107,6 +105,7 @@ public class OversizedDeliveries {
         this.connector = (AmqpConnector) connector;
         this.metrics = metrics;
         this.config = config;
+        this.bound = UnsignedLong.valueOf(config.maxMessageSize());
     }
 
     /** Before the messaging channels start (they do on this event too), so that the first link is bounded. */
@@ -169,7 +168,7 @@ public class OversizedDeliveries {
                 if (late) {
                     LOG.warnf("The receiver on %s was bounded to %d bytes per message only by the periodic check: the"
                             + " AMQP connector's line %s was not logged (is its log category above INFO?)",
-                            config.address(), MAX_MESSAGE_BYTES, RECEIVER_LISTENING);
+                            config.address(), bound.longValue(), RECEIVER_LISTENING);
                 }
             }
         }
@@ -181,14 +180,15 @@ public class OversizedDeliveries {
         if (delivery != null && !delivery.isSettled()) {
             Rejected rejected = new Rejected();
             rejected.setError(new ErrorCondition(LinkError.MESSAGE_SIZE_EXCEEDED,
-                    "points-inbox reads messages of at most " + MAX_MESSAGE_BYTES + " bytes"));
+                    "points-inbox reads messages of at most " + bound + " bytes"));
             delivery.disposition(rejected);
             delivery.settle();
         }
         metrics.rejected(config.consumer(), "oversized");
         LOG.warnf("A message on %s is larger than %d bytes, the most this service reads: rejected unread (the broker"
                 + " moves it to its dead-letter address), and the connection is opened again; fix the sender"
-                + " (docs/operations.md#oversized-messages)", config.address(), MAX_MESSAGE_BYTES);
+                + " (POINTS_MAX_MESSAGE_SIZE, docs/operations.md#oversized-messages)", config.address(),
+                bound.longValue());
         ProtonConnection connection = receiver.getSession().getConnection();
         // After the library has written the disposition and its detach, at the end of this read.
         if (connection instanceof ProtonConnectionImpl impl) {

@@ -112,6 +112,18 @@ class SettingsValidatorTest {
     }
 
     @Test
+    void theLargestMessageReadLeavesRoomForABodyAtItsLimit() {
+        assertEquals(20480, build(Map.of()).getConfigMapping(PointsConfig.class).maxMessageSize());
+        for (String accepted : List.of("17408", "67108864")) {
+            assertDoesNotThrow(() -> build(Map.of("points.max-message-size", accepted)), accepted);
+        }
+        assertEquals("POINTS_MAX_MESSAGE_SIZE (points.max-message-size=17407) must be between 17408 and 67108864",
+                problems(Map.of("points.max-message-size", "17407")));
+        assertEquals("POINTS_MAX_MESSAGE_SIZE (points.max-message-size=67108865) must be between 17408 and 67108864",
+                problems(Map.of("points.max-message-size", "67108865")));
+    }
+
+    @Test
     void aConsumerNameLongerThan100CharactersIsRefused() {
         assertTrue(problems(Map.of("points.consumer", "a".repeat(101))).startsWith("POINTS_CONSUMER"));
     }

@@ -248,6 +248,11 @@ class EnvelopeReaderTest {
         }
 
         @Override
+        public int maxMessageSize() {
+            return 20_480;
+        }
+
+        @Override
         public int concurrency() {
             return 8;
         }

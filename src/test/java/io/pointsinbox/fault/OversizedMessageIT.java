@@ -83,7 +83,7 @@ class OversizedMessageIT {
                     "the oversized message, and only it, on the dead-letter address");
             assertEquals(0, ArtemisTestResource.pending(ArtemisTestResource.ADDRESS), "nothing left behind");
             String text = Files.readString(log);
-            assertTrue(text.contains("A message on points-granted is larger than 65536 bytes, the most this service"
+            assertTrue(text.contains("A message on points-granted is larger than 20480 bytes, the most this service"
                     + " reads: rejected unread"), "the warning, in " + log);
             assertFalse(text.contains("OutOfMemoryError"), "no heap exhausted, in " + log);
             System.out.printf("OVERSIZED | %d MiB | rejected in the first run, then %d grants applied once%n",

@@ -25,8 +25,8 @@ import io.pointsinbox.support.MetricsDelta;
 import io.quarkus.test.junit.QuarkusTest;
 
 /**
- * A message larger than the most the service reads ({@link OversizedDeliveries#MAX_MESSAGE_BYTES}) is refused while
- * it arrives, not after it has been buffered whole: rejected, so that the broker moves it to its dead-letter address
+ * A message larger than the most the service reads ({@code POINTS_MAX_MESSAGE_SIZE}, 20 KiB) is refused while it
+ * arrives, not after it has been buffered whole: rejected, so that the broker moves it to its dead-letter address
  * at once, counted and warned about, and the messages around it are applied once on the connection opened after it.
  */
 @QuarkusTest
@@ -62,9 +62,8 @@ class OversizedDeliveryTest extends InboxTestBase {
             awaitDrained();
 
             assertEquals(1, warnings.size(), "one warning: " + warnings);
-            assertTrue(warnings.get(0).startsWith("WARN A message on points-granted is larger than "
-                    + OversizedDeliveries.MAX_MESSAGE_BYTES + " bytes, the most this service reads: rejected unread"),
-                    warnings.get(0));
+            assertTrue(warnings.get(0).startsWith("WARN A message on points-granted is larger than 20480 bytes, the"
+                    + " most this service reads: rejected unread"), warnings.get(0));
             assertEquals(1.0, counted.messages(CONSUMER, "oversized"), "counted once");
             assertEquals(2.0, counted.messages(CONSUMER, "processed"), "the grants, each applied once");
             assertEquals(0.0, counted.messages(CONSUMER, "rejected"), "not read, so not dead-lettered by the service");
