@@ -48,9 +48,11 @@ import io.vertx.proton.impl.ProtonConnectionImpl;
  * When a delivery passes the bound the library has dropped its bytes so far, so it holds at most the bound and one
  * frame. This class then settles the delivery as {@code rejected} ({@code amqp:link:message-size-exceeded}), which
  * makes Artemis move the message to its dead-letter address at once, counts it ({@code outcome="oversized"}), logs one
- * warning, and closes the connection: the library stops reading the link for good once a delivery passed its bound,
- * and the connector opens a new connection and link only after a lost connection. Deliveries received on that
- * connection and not yet acknowledged are redelivered on the next one; those already applied are duplicates.
+ * warning, and closes the connection at once: the library stops reading the link for good once a delivery passed its
+ * bound, and the connector opens a new connection and link only after a lost connection. When the close overtakes the
+ * rejection at the broker, the message comes back on the next connection and is rejected again; each such round is a
+ * delivery attempt, so the broker's {@code max-delivery-attempts} bounds them. Deliveries received on that connection and not yet acknowledged are redelivered on the next one;
+ * those already applied are duplicates.
  * <p>
  * The connector's receivers are not reachable through any public API, so three private fields are read by
  * reflection (registered for native images below). If a later version of the libraries moves them, nothing is
@@ -189,11 +191,21 @@ public class OversizedDeliveries {
                 + " moves it to its dead-letter address), and the connection is opened again; fix the sender"
                 + " (POINTS_MAX_MESSAGE_SIZE, docs/operations.md#oversized-messages)", config.address(),
                 bound.longValue());
+        // At once, before the library reads more: it stops consuming the link's deliveries after this one, so the
+        // broker's next transfers (up to the link's credit, of any size) would pile up unread while it waited for the
+        // broker to answer its detach. The broker usually reads the rejection first; when the close overtakes it, the
+        // message comes back on the next connection and is rejected again, counted as a delivery attempt each time.
         ProtonConnection connection = receiver.getSession().getConnection();
-        // After the library has written the disposition and its detach, at the end of this read.
         if (connection instanceof ProtonConnectionImpl impl) {
-            impl.getContext().runOnContext(v -> connection.disconnect());
+            // On the next turn of the event loop, after the library has written the rejection and its detach.
+            impl.getContext().runOnContext(v -> disconnect(connection));
         } else {
+            disconnect(connection);
+        }
+    }
+
+    private static void disconnect(ProtonConnection connection) {
+        if (!connection.isDisconnected()) {
             connection.disconnect();
         }
     }

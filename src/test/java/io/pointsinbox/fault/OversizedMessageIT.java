@@ -36,6 +36,8 @@ class OversizedMessageIT {
     private static final String CONSUMER = "points-ledger";
     private static final int OVERSIZED_MIB = 40;
     private static final int GRANTS = 50;
+    private static final int AT_THE_BOUND = 1_500;
+    private static final int OVER_THE_BOUND = 5;
 
     @RegisterExtension
     static final PackagedAppServices SERVICES = PackagedAppServices.create().logsIn("oversized-it");
@@ -91,6 +93,93 @@ class OversizedMessageIT {
         } finally {
             app.terminate(Duration.ofSeconds(30));
         }
+    }
+
+    /**
+     * A backlog the connector's prefetch window holds whole: without a bound, 1,500 messages of 32 KiB (or 40 KiB)
+     * exhausted the recommended heap before the service could refuse them; messages at the bound fit it (20 KiB by
+     * default). Here 1,500 messages just under the bound, refused by the service with their reason, and a few over it,
+     * rejected while they arrive, each costing a new connection, with valid grants among them.
+     */
+    @Test
+    void aBacklogOfLargeMessagesFitsTheRecommendedHeapAndEndsOnTheDeadLetterAddress() throws Exception {
+        List<String> options = memoryOptions();
+        long userId = 7_800_000L + System.nanoTime() % 100_000;
+        java.util.ArrayList<String> backlog = new java.util.ArrayList<>();
+        for (int i = 0; i < AT_THE_BOUND; i++) {
+            backlog.add(padded(19_900));
+            if (i % (AT_THE_BOUND / GRANTS) == 0) {
+                backlog.add(grant(UUID.randomUUID(), userId, 3));
+            }
+            if (i % (AT_THE_BOUND / OVER_THE_BOUND) == 0) {
+                backlog.add(padded(40 * 1024));
+            }
+        }
+        long grants = backlog.stream().filter(body -> body.length() < 1000).count();
+        long refused = backlog.size() - grants;
+        ArtemisTestResource.preload(backlog);
+
+        Path log = SERVICES.log("backlog.log");
+        AppProcess app = AppProcess.start(ProcessHandle.current().info().command().orElse("java"), options,
+                SERVICES.environment(), log);
+        try {
+            long deadline = System.nanoTime() + Duration.ofSeconds(240).toNanos();
+            while (app.alive() && !(Ledger.grants(CONSUMER, userId) == grants
+                    && ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) == 0)
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(200);
+            }
+            OptionalInt exit = app.awaitExit(Duration.ofMillis(500));
+            assertTrue(exit.isEmpty(), "the service exited (" + exit + "); "
+                    + ArtemisTestResource.describe(ArtemisTestResource.ADDRESS));
+            assertEquals(0, ArtemisTestResource.pending(ArtemisTestResource.ADDRESS), "drained in 240 s: "
+                    + ArtemisTestResource.describe(ArtemisTestResource.ADDRESS));
+            assertEquals(grants, Ledger.grants(CONSUMER, userId), "every grant among them applied once");
+            assertEquals(3L * grants, Ledger.balance(CONSUMER, userId), "balance");
+            // At least once: a poison message whose copy was confirmed but whose acknowledgement went down with a
+            // connection closed after an oversized one is dead-lettered again on its redelivery (docs/operations.md).
+            long copies = ArtemisTestResource.queue(ArtemisTestResource.DEAD_LETTER).getMessageCount();
+            List<org.apache.qpid.proton.message.Message> dead = AmqpTestClient.take(ArtemisTestResource.DEAD_LETTER,
+                    (int) copies, Duration.ofSeconds(30));
+            java.util.Set<String> expected = backlog.stream().filter(body -> body.length() >= 1000)
+                    .map(OversizedMessageIT::messageId).collect(java.util.stream.Collectors.toSet());
+            java.util.Set<String> deadIds = dead.stream().map(OversizedMessageIT::messageId)
+                    .collect(java.util.stream.Collectors.toSet());
+            assertEquals(refused, expected.size());
+            assertEquals(expected, deadIds, "every large message on the dead-letter address, and nothing else ("
+                    + copies + " copies)");
+            String text = Files.readString(log);
+            assertFalse(text.contains("OutOfMemoryError"), "no heap exhausted, in " + log);
+            long rejectedUnread = text.lines().filter(line -> line.contains("larger than 20480 bytes")).count();
+            // Once each, or again when the closing connection overtook the rejection at the broker: a delivery
+            // attempt each time, so at most max-delivery-attempts.
+            assertTrue(rejectedUnread >= OVER_THE_BOUND
+                    && rejectedUnread <= (long) OVER_THE_BOUND * ArtemisTestResource.MAX_DELIVERY_ATTEMPTS,
+                    rejectedUnread + " rejections of the " + OVER_THE_BOUND + " messages over the bound, in " + log);
+            System.out.printf("OVERSIZED BACKLOG | %d at the bound, %d over it (%d rejections), %d grants, %d"
+                    + " dead-letter copies | drained in one run%n", refused - OVER_THE_BOUND, OVER_THE_BOUND,
+                    rejectedUnread, grants, copies);
+        } finally {
+            app.terminate(Duration.ofSeconds(30));
+        }
+    }
+
+    private static String messageId(org.apache.qpid.proton.message.Message message) {
+        Object body = ((org.apache.qpid.proton.amqp.messaging.AmqpValue) message.getBody()).getValue();
+        return messageId(body.toString());
+    }
+
+    private static String messageId(String body) {
+        java.util.regex.Matcher id = java.util.regex.Pattern.compile("\"messageId\":\"([^\"]+)\"").matcher(body);
+        assertTrue(id.find(), body.substring(0, Math.min(80, body.length())));
+        return id.group(1);
+    }
+
+    /** A valid grant padded with an unknown field to {@code size} characters: refused by the body limit. */
+    private static String padded(int size) {
+        String head = "{\"messageId\":\"" + UUID.randomUUID() + "\",\"type\":\"PointsGranted.v1\",\"payload\":"
+                + "{\"userId\":1,\"amount\":1},\"padding\":\"";
+        return head + "x".repeat(size - head.length() - 2) + "\"}";
     }
 
     private static boolean drained(long userId) {

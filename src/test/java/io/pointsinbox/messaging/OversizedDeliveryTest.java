@@ -61,10 +61,13 @@ class OversizedDeliveryTest extends InboxTestBase {
                     .until(() -> deadLettered() == deadBefore + 1);
             awaitDrained();
 
-            assertEquals(1, warnings.size(), "one warning: " + warnings);
+            // Once, or again if the closing connection overtook the rejection at the broker (a delivery attempt
+            // each time).
+            assertTrue(warnings.size() >= 1 && warnings.size() <= ArtemisTestResource.MAX_DELIVERY_ATTEMPTS,
+                    "one warning per rejection: " + warnings);
             assertTrue(warnings.get(0).startsWith("WARN A message on points-granted is larger than 20480 bytes, the"
                     + " most this service reads: rejected unread"), warnings.get(0));
-            assertEquals(1.0, counted.messages(CONSUMER, "oversized"), "counted once");
+            assertEquals(warnings.size(), counted.messages(CONSUMER, "oversized"), 0.0, "counted with each warning");
             assertEquals(2.0, counted.messages(CONSUMER, "processed"), "the grants, each applied once");
             assertEquals(0.0, counted.messages(CONSUMER, "rejected"), "not read, so not dead-lettered by the service");
 
