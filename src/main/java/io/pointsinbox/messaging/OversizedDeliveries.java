@@ -30,6 +30,7 @@ import io.smallrye.reactive.messaging.connector.InboundConnector;
 import io.vertx.amqp.AmqpReceiver;
 import io.vertx.amqp.impl.AmqpClientImpl;
 import io.vertx.amqp.impl.AmqpConnectionImpl;
+import io.vertx.core.net.NetSocket;
 import io.vertx.proton.ProtonConnection;
 import io.vertx.proton.ProtonReceiver;
 import io.vertx.proton.impl.ProtonConnectionImpl;
@@ -48,19 +49,20 @@ import io.vertx.proton.impl.ProtonConnectionImpl;
  * When a delivery passes the bound the library has dropped its bytes so far, so it holds at most the bound and one
  * frame. This class then settles the delivery as {@code rejected} ({@code amqp:link:message-size-exceeded}), which
  * makes Artemis move the message to its dead-letter address at once, counts it ({@code outcome="oversized"}), logs one
- * warning, and closes the connection at once: the library stops reading the link for good once a delivery passed its
- * bound, and the connector opens a new connection and link only after a lost connection. When the close overtakes the
- * rejection at the broker, the message comes back on the next connection and is rejected again; each such round is a
- * delivery attempt, so the broker's {@code max-delivery-attempts} bounds them. Deliveries received on that connection and not yet acknowledged are redelivered on the next one;
+ * warning, stops reading the connection at once and closes it a moment later: the library stops reading the link for
+ * good once a delivery passed its bound, and the connector opens a new connection and link only after a lost
+ * connection. Should the close still overtake the rejection at the broker, the message comes back on the next
+ * connection and is rejected again. Deliveries received on that connection and not yet acknowledged are redelivered on the next one;
  * those already applied are duplicates.
  * <p>
  * The connector's receivers are not reachable through any public API, so three private fields are read by
- * reflection (registered for native images below). If a later version of the libraries moves them, nothing is
- * bounded, and this class says so in one warning at start-up.
+ * reflection, and two more to pause the socket (all registered for native images below). If a later version of the
+ * libraries moves the first three, nothing is bounded, and this class says so in one warning at start-up.
  */
 @ApplicationScoped
-@RegisterForReflection(targets = { AmqpClientImpl.class, AmqpConnectionImpl.class }, classNames = {
-        "io.vertx.proton.impl.ProtonLinkImpl" }, fields = true, methods = false)
+@RegisterForReflection(targets = { AmqpClientImpl.class, AmqpConnectionImpl.class,
+        ProtonConnectionImpl.class }, classNames = { "io.vertx.proton.impl.ProtonLinkImpl",
+                "io.vertx.proton.impl.ProtonTransport" }, fields = true, methods = false)
 public class OversizedDeliveries {
 
     /** The AMQP connector's logger. */
@@ -73,6 +75,11 @@ public class OversizedDeliveries {
     private static final Field CLIENT_CONNECTIONS = field(AmqpClientImpl.class, "connections");
     private static final Field CONNECTION_RECEIVERS = field(AmqpConnectionImpl.class, "receivers");
     private static final Field PROTON_LINK = field("io.vertx.proton.impl.ProtonLinkImpl", "link");
+    /** Where the socket is, to stop reading it; optional (without them the connection closes at once). */
+    private static final Field CONNECTION_TRANSPORT = field(ProtonConnectionImpl.class, "transport");
+    private static final Field TRANSPORT_SOCKET = field("io.vertx.proton.impl.ProtonTransport", "socket");
+    /** Time for the broker to read the rejection before the connection, no longer read, is closed. */
+    private static final long CLOSE_DELAY_MS = 250;
     private static final boolean REACHABLE = CLIENT_CONNECTIONS != null && CONNECTION_RECEIVERS != null
             && PROTON_LINK != null;
 
@@ -191,14 +198,25 @@ public class OversizedDeliveries {
                 + " moves it to its dead-letter address), and the connection is opened again; fix the sender"
                 + " (POINTS_MAX_MESSAGE_SIZE, docs/operations.md#oversized-messages)", config.address(),
                 bound.longValue());
-        // At once, before the library reads more: it stops consuming the link's deliveries after this one, so the
-        // broker's next transfers (up to the link's credit, of any size) would pile up unread while it waited for the
-        // broker to answer its detach. The broker usually reads the rejection first; when the close overtakes it, the
-        // message comes back on the next connection and is rejected again, counted as a delivery attempt each time.
+        // The library reads nothing more from this link: the broker's next transfers (up to the link's credit, of any
+        // size) would pile up unread in memory. So the connection stops reading at once, and closes a moment later:
+        // closed at once, with the broker's transfers unread, it is reset, and a broker that had not yet read the
+        // rejection loses it with the connection and offers the message again.
         ProtonConnection connection = receiver.getSession().getConnection();
         if (connection instanceof ProtonConnectionImpl impl) {
-            // On the next turn of the event loop, after the library has written the rejection and its detach.
-            impl.getContext().runOnContext(v -> disconnect(connection));
+            NetSocket socket = read(TRANSPORT_SOCKET, read(CONNECTION_TRANSPORT, impl)) instanceof NetSocket found
+                    ? found
+                    : null;
+            if (socket == null) {
+                disconnect(connection);
+                return;
+            }
+            socket.pause();
+            impl.getContext().owner().setTimer(CLOSE_DELAY_MS, timer -> {
+                disconnect(connection);
+                // A paused socket holds back its close as well: without this the connector never hears of it.
+                socket.resume();
+            });
         } else {
             disconnect(connection);
         }
@@ -239,11 +257,12 @@ public class OversizedDeliveries {
         return link instanceof Link proton ? proton.current() : null;
     }
 
+    /** The field's value, or an empty list if it is missing, null or not the owner's. */
     private static Object read(Field field, Object owner) {
         try {
-            Object value = field.get(owner);
+            Object value = field == null ? null : field.get(owner);
             return value == null ? List.of() : value;
-        } catch (IllegalAccessException e) {
+        } catch (IllegalAccessException | RuntimeException e) {
             return List.of();
         }
     }
