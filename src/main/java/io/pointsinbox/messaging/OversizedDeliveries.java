@@ -1,6 +1,7 @@
 package io.pointsinbox.messaging;
 
 import java.lang.reflect.Field;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
@@ -229,7 +230,7 @@ public class OversizedDeliveries {
     }
 
     private List<AmqpConnectionImpl> connections() {
-        List<AmqpConnectionImpl> found = new java.util.ArrayList<>();
+        List<AmqpConnectionImpl> found = new ArrayList<>();
         for (io.vertx.mutiny.amqp.AmqpClient client : connector.getClients()) {
             if (client.getDelegate() instanceof AmqpClientImpl impl) {
                 for (Object connection : (List<?>) read(CLIENT_CONNECTIONS, impl)) {
@@ -243,7 +244,7 @@ public class OversizedDeliveries {
     }
 
     private static List<ProtonReceiver> receivers(AmqpConnectionImpl connection) {
-        List<ProtonReceiver> found = new java.util.ArrayList<>();
+        List<ProtonReceiver> found = new ArrayList<>();
         for (Object receiver : (List<?>) read(CONNECTION_RECEIVERS, connection)) {
             if (receiver instanceof AmqpReceiver amqp) {
                 found.add(amqp.unwrap());

@@ -1,6 +1,7 @@
 package io.pointsinbox.fault;
 
 import static io.pointsinbox.support.AmqpTestClient.grant;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,11 +9,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
+import org.apache.qpid.proton.amqp.messaging.AmqpValue;
+import org.apache.qpid.proton.message.Message;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -77,7 +85,7 @@ class OversizedMessageIT {
                     + ArtemisTestResource.describe(ArtemisTestResource.ADDRESS));
             assertTrue(drained(userId), "not drained in 90 s: " + Ledger.grants(CONSUMER, userId) + " of " + GRANTS
                     + " grants applied; " + ArtemisTestResource.describe(ArtemisTestResource.ADDRESS));
-            org.awaitility.Awaitility.await("ready").atMost(Duration.ofSeconds(30)).until(app::ready);
+            await("ready").atMost(Duration.ofSeconds(30)).until(app::ready);
 
             assertEquals(GRANTS, Ledger.grants(CONSUMER, userId), "every grant behind it applied once");
             assertEquals(3L * GRANTS, Ledger.balance(CONSUMER, userId), "balance");
@@ -105,7 +113,7 @@ class OversizedMessageIT {
     void aBacklogOfLargeMessagesFitsTheRecommendedHeapAndEndsOnTheDeadLetterAddress() throws Exception {
         List<String> options = memoryOptions();
         long userId = 7_800_000L + System.nanoTime() % 100_000;
-        java.util.ArrayList<String> backlog = new java.util.ArrayList<>();
+        List<String> backlog = new ArrayList<>();
         for (int i = 0; i < AT_THE_BOUND; i++) {
             backlog.add(padded(19_900));
             if (i % (AT_THE_BOUND / GRANTS) == 0) {
@@ -139,12 +147,12 @@ class OversizedMessageIT {
             // At least once: a poison message whose copy was confirmed but whose acknowledgement went down with a
             // connection closed after an oversized one is dead-lettered again on its redelivery (docs/operations.md).
             long copies = ArtemisTestResource.queue(ArtemisTestResource.DEAD_LETTER).getMessageCount();
-            List<org.apache.qpid.proton.message.Message> dead = AmqpTestClient.take(ArtemisTestResource.DEAD_LETTER,
+            List<Message> dead = AmqpTestClient.take(ArtemisTestResource.DEAD_LETTER,
                     (int) copies, Duration.ofSeconds(30));
-            java.util.Set<String> expected = backlog.stream().filter(body -> body.length() >= 1000)
-                    .map(OversizedMessageIT::messageId).collect(java.util.stream.Collectors.toSet());
-            java.util.Set<String> deadIds = dead.stream().map(OversizedMessageIT::messageId)
-                    .collect(java.util.stream.Collectors.toSet());
+            Set<String> expected = backlog.stream().filter(body -> body.length() >= 1000)
+                    .map(OversizedMessageIT::messageId).collect(Collectors.toSet());
+            Set<String> deadIds = dead.stream().map(OversizedMessageIT::messageId)
+                    .collect(Collectors.toSet());
             assertEquals(refused, expected.size());
             assertEquals(expected, deadIds, "every large message on the dead-letter address, and nothing else ("
                     + copies + " copies)");
@@ -164,13 +172,13 @@ class OversizedMessageIT {
         }
     }
 
-    private static String messageId(org.apache.qpid.proton.message.Message message) {
-        Object body = ((org.apache.qpid.proton.amqp.messaging.AmqpValue) message.getBody()).getValue();
+    private static String messageId(Message message) {
+        Object body = ((AmqpValue) message.getBody()).getValue();
         return messageId(body.toString());
     }
 
     private static String messageId(String body) {
-        java.util.regex.Matcher id = java.util.regex.Pattern.compile("\"messageId\":\"([^\"]+)\"").matcher(body);
+        Matcher id = Pattern.compile("\"messageId\":\"([^\"]+)\"").matcher(body);
         assertTrue(id.find(), body.substring(0, Math.min(80, body.length())));
         return id.group(1);
     }
