@@ -4,7 +4,6 @@ import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.Handler;
-import java.util.logging.LogRecord;
 
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Priority;
@@ -92,23 +91,12 @@ public class OversizedDeliveries {
      * within this bound is still read and dead-lettered by the service itself, with its reason.
      */
     private final UnsignedLong bound;
-    private final Handler trigger = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            String message = record.getMessage();
-            if (message != null && message.contains(RECEIVER_LISTENING)) {
-                boundReceivers();
-            }
+    private final Handler trigger = new LogLineHook(record -> {
+        String message = record.getMessage();
+        if (message != null && message.contains(RECEIVER_LISTENING)) {
+            boundReceivers();
         }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
+    });
 
     OversizedDeliveries(@Connector(AmqpConnector.CONNECTOR_NAME) InboundConnector connector, InboxMetrics metrics,
             PointsConfig config) {

@@ -1,7 +1,6 @@
 package io.pointsinbox.messaging;
 
 import java.util.logging.Handler;
-import java.util.logging.LogRecord;
 
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Priority;
@@ -41,23 +40,12 @@ public class UndecodableDeliveries {
 
     private final InboxMetrics metrics;
     private final PointsConfig config;
-    private final Handler handler = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            String message = record.getMessage();
-            if (message != null && message.startsWith(DECODE_FAILURE)) {
-                undecodable(record.getThrown());
-            }
+    private final Handler handler = new LogLineHook(record -> {
+        String message = record.getMessage();
+        if (message != null && message.startsWith(DECODE_FAILURE)) {
+            undecodable(record.getThrown());
         }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
+    });
 
     UndecodableDeliveries(InboxMetrics metrics, PointsConfig config) {
         this.metrics = metrics;

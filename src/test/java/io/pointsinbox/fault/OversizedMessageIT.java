@@ -60,31 +60,16 @@ class OversizedMessageIT {
 
     @Test
     void aMessageLargerThanTheHeapIsRejectedWhileItArrivesAndTheRestIsAppliedOnce() throws Exception {
-        List<String> options = memoryOptions();
-        assertTrue(options.contains("-Xmx48m"), "the recommended heap: " + options);
-        String head = "{\"messageId\":\"" + UUID.randomUUID() + "\",\"type\":\"PointsGranted.v1\",\"payload\":"
-                + "{\"userId\":1,\"amount\":1},\"padding\":\"";
-        String oversized = head + "x".repeat(OVERSIZED_MIB * 1024 * 1024 - head.length() - 2) + "\"}";
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
-            sender.sendJsonData(oversized, null);
+            sender.sendJsonData(padded(OVERSIZED_MIB * 1024 * 1024), null);
         }
         long userId = 7_700_000L + System.nanoTime() % 100_000;
         List<String> grants = IntStream.range(0, GRANTS).mapToObj(i -> grant(UUID.randomUUID(), userId, 3)).toList();
         ArtemisTestResource.preload(grants);
 
         Path log = SERVICES.log("service.log");
-        AppProcess app = AppProcess.start(ProcessHandle.current().info().command().orElse("java"), options,
-                SERVICES.environment(), log);
+        AppProcess app = startUntilDrained(log, userId, GRANTS, Duration.ofSeconds(90));
         try {
-            long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-            while (app.alive() && !drained(userId) && System.nanoTime() < deadline) {
-                Thread.sleep(100);
-            }
-            OptionalInt exit = app.awaitExit(Duration.ofMillis(500));
-            assertTrue(exit.isEmpty(), "the service exited (" + exit + ") instead of refusing the message; "
-                    + ArtemisTestResource.describe(ArtemisTestResource.ADDRESS));
-            assertTrue(drained(userId), "not drained in 90 s: " + Ledger.grants(CONSUMER, userId) + " of " + GRANTS
-                    + " grants applied; " + ArtemisTestResource.describe(ArtemisTestResource.ADDRESS));
             await("ready").atMost(Duration.ofSeconds(30)).until(app::ready);
 
             assertEquals(GRANTS, Ledger.grants(CONSUMER, userId), "every grant behind it applied once");
@@ -111,7 +96,6 @@ class OversizedMessageIT {
      */
     @Test
     void aBacklogOfLargeMessagesFitsTheRecommendedHeapAndEndsOnTheDeadLetterAddress() throws Exception {
-        List<String> options = memoryOptions();
         long userId = 7_800_000L + System.nanoTime() % 100_000;
         List<String> backlog = new ArrayList<>();
         for (int i = 0; i < AT_THE_BOUND; i++) {
@@ -128,20 +112,8 @@ class OversizedMessageIT {
         ArtemisTestResource.preload(backlog);
 
         Path log = SERVICES.log("backlog.log");
-        AppProcess app = AppProcess.start(ProcessHandle.current().info().command().orElse("java"), options,
-                SERVICES.environment(), log);
+        AppProcess app = startUntilDrained(log, userId, grants, Duration.ofSeconds(240));
         try {
-            long deadline = System.nanoTime() + Duration.ofSeconds(240).toNanos();
-            while (app.alive() && !(Ledger.grants(CONSUMER, userId) == grants
-                    && ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) == 0)
-                    && System.nanoTime() < deadline) {
-                Thread.sleep(200);
-            }
-            OptionalInt exit = app.awaitExit(Duration.ofMillis(500));
-            assertTrue(exit.isEmpty(), "the service exited (" + exit + "); "
-                    + ArtemisTestResource.describe(ArtemisTestResource.ADDRESS));
-            assertEquals(0, ArtemisTestResource.pending(ArtemisTestResource.ADDRESS), "drained in 240 s: "
-                    + ArtemisTestResource.describe(ArtemisTestResource.ADDRESS));
             assertEquals(grants, Ledger.grants(CONSUMER, userId), "every grant among them applied once");
             assertEquals(3L * grants, Ledger.balance(CONSUMER, userId), "balance");
             // At least once: a poison message whose copy was confirmed but whose acknowledgement went down with a
@@ -190,8 +162,33 @@ class OversizedMessageIT {
         return head + "x".repeat(size - head.length() - 2) + "\"}";
     }
 
-    private static boolean drained(long userId) {
-        return Ledger.grants(CONSUMER, userId) == GRANTS
+    /**
+     * Starts the packaged service with the recommended memory options and returns it once the queue is empty and the
+     * user's grants are applied; fails if it exits first or does not get there in time.
+     */
+    private static AppProcess startUntilDrained(Path log, long userId, long grants, Duration atMost) throws Exception {
+        List<String> options = memoryOptions();
+        assertTrue(options.contains("-Xmx48m"), "the recommended heap: " + options);
+        AppProcess app = AppProcess.start(ProcessHandle.current().info().command().orElse("java"), options,
+                SERVICES.environment(), log);
+        long deadline = System.nanoTime() + atMost.toNanos();
+        while (app.alive() && !drained(userId, grants) && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        OptionalInt exit = app.awaitExit(Duration.ofMillis(500));
+        if (exit.isPresent() || !drained(userId, grants)) {
+            app.terminate(Duration.ofSeconds(30));
+        }
+        assertTrue(exit.isEmpty(), "the service exited (" + exit + ") instead of refusing what it cannot hold; "
+                + ArtemisTestResource.describe(ArtemisTestResource.ADDRESS) + "; " + log);
+        assertTrue(drained(userId, grants), "not drained in " + atMost.toSeconds() + " s: "
+                + Ledger.grants(CONSUMER, userId) + " of " + grants + " grants applied; "
+                + ArtemisTestResource.describe(ArtemisTestResource.ADDRESS) + "; " + log);
+        return app;
+    }
+
+    private static boolean drained(long userId, long grants) {
+        return Ledger.grants(CONSUMER, userId) == grants
                 && ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) == 0;
     }
 }
