@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.logging.Level;
 
 import jakarta.inject.Inject;
 
@@ -79,5 +80,40 @@ class OversizedDeliveryTest extends InboxTestBase {
                     .until(() -> oversized.boundedReceivers() == 1);
             given().get("/q/health/ready").then().statusCode(200);
         }
+    }
+
+    /**
+     * Without the connector's "listening" line (its log category raised above INFO), the link of the connection
+     * opened after a rejection is bounded by the periodic check within seconds, which says so, and the next message
+     * past the bound is rejected on it.
+     */
+    @Test
+    void withoutTheConnectorsLineThePeriodicCheckBoundsTheNextLink() {
+        java.util.logging.Logger connector = java.util.logging.Logger.getLogger(OversizedDeliveries.CONNECTOR_LOGGER);
+        Level before = connector.getLevel();
+        connector.setLevel(Level.WARNING);
+        MetricsDelta counted = MetricsDelta.start();
+        long balanceBefore = Ledger.balance(CONSUMER, USER);
+        String big = "{\"padding\":\"" + "x".repeat(64 * 1024) + "\"}";
+        try (LogCapture capture = LogCapture.of(OversizedDeliveries.class);
+                AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            List<String> lines = capture.lines();
+            sender.sendJsonData(big, null);
+            awaitCounter("oversized", 1, counted);
+            await("the new link bounded by the periodic check, with a warning").atMost(Duration.ofSeconds(15))
+                    .until(() -> lines.stream().anyMatch(line -> line.contains("only by the periodic check")));
+            assertEquals(1, oversized.boundedReceivers());
+
+            sender.sendJsonData(big, null);
+            sender.sendText(grant(UUID.randomUUID(), USER, 4));
+            awaitCounter("oversized", 2, counted);
+            await("the grant behind them").atMost(Duration.ofSeconds(30))
+                    .until(() -> Ledger.balance(CONSUMER, USER) == balanceBefore + 4);
+            awaitDrained();
+            assertEquals(0.0, counted.messages(CONSUMER, "rejected"), "refused unread, not by the service");
+        } finally {
+            connector.setLevel(before);
+        }
+        await("bounded again").atMost(Duration.ofSeconds(15)).until(() -> oversized.boundedReceivers() == 1);
     }
 }
