@@ -221,9 +221,11 @@ public class OversizedDeliveries {
         List<AmqpConnectionImpl> found = new ArrayList<>();
         for (io.vertx.mutiny.amqp.AmqpClient client : connector.getClients()) {
             if (client.getDelegate() instanceof AmqpClientImpl impl) {
-                for (Object connection : (List<?>) read(CLIENT_CONNECTIONS, impl)) {
-                    if (connection instanceof AmqpConnectionImpl amqp) {
-                        found.add(amqp);
+                if (read(CLIENT_CONNECTIONS, impl) instanceof List<?> connections) {
+                    for (Object connection : connections) {
+                        if (connection instanceof AmqpConnectionImpl amqp) {
+                            found.add(amqp);
+                        }
                     }
                 }
             }
@@ -233,9 +235,11 @@ public class OversizedDeliveries {
 
     private static List<ProtonReceiver> receivers(AmqpConnectionImpl connection) {
         List<ProtonReceiver> found = new ArrayList<>();
-        for (Object receiver : (List<?>) read(CONNECTION_RECEIVERS, connection)) {
-            if (receiver instanceof AmqpReceiver amqp) {
-                found.add(amqp.unwrap());
+        if (read(CONNECTION_RECEIVERS, connection) instanceof List<?> receivers) {
+            for (Object receiver : receivers) {
+                if (receiver instanceof AmqpReceiver amqp) {
+                    found.add(amqp.unwrap());
+                }
             }
         }
         return found;
@@ -246,13 +250,12 @@ public class OversizedDeliveries {
         return link instanceof Link proton ? proton.current() : null;
     }
 
-    /** The field's value, or an empty list if it is missing, null or not the owner's. */
+    /** The field's value, or null if the field is missing or not the owner's. */
     private static Object read(Field field, Object owner) {
         try {
-            Object value = field == null ? null : field.get(owner);
-            return value == null ? List.of() : value;
+            return field == null || owner == null ? null : field.get(owner);
         } catch (IllegalAccessException | RuntimeException e) {
-            return List.of();
+            return null;
         }
     }
 
