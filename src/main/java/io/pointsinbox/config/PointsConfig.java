@@ -35,6 +35,15 @@ public interface PointsConfig {
     int maxMessageSize();
 
     /**
+     * Messages the broker may send ahead on the inbound link, 1 to 1000 (POINTS_LINK_CREDIT): the link credit. An
+     * instance whose workers are behind holds this many received messages plus about 400 in the AMQP connector's own
+     * queues, each whole in memory, so this and {@link #maxMessageSize()} together size the heap. The connector would
+     * grant 1000 and has no setting for it.
+     */
+    @WithDefault("256")
+    int linkCredit();
+
+    /**
      * Messages processed concurrently by this instance, 1 to 256 (POINTS_CONCURRENCY); unset, 16 on Java 21+ and 8 on
      * Java 17 ({@link DefaultConcurrency}).
      */

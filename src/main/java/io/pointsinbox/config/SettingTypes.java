@@ -38,7 +38,7 @@ public final class SettingTypes implements ConfigSourceInterceptor {
 
     private static final Map<String, Type> TYPES = Map.ofEntries(
             Map.entry("points.concurrency", Type.INTEGER), Map.entry("points.max-amount", Type.INTEGER),
-            Map.entry("points.max-message-size", Type.INTEGER),
+            Map.entry("points.max-message-size", Type.INTEGER), Map.entry("points.link-credit", Type.INTEGER),
             Map.entry("points.dead-letter-timeout", Type.DURATION),
             Map.entry("points.database-retry-interval", Type.DURATION),
             Map.entry("points.broker-idle-timeout", Type.DURATION),

@@ -46,6 +46,7 @@ public final class SettingsValidator implements ConfigValidator {
             notBlank(problems, "points.dead-letter-address", points.deadLetterAddress());
             between(problems, "points.max-amount", points.maxAmount(), 1, 1_000_000_000);
             between(problems, "points.max-message-size", points.maxMessageSize(), MIN_MESSAGE_SIZE, 64 * 1024 * 1024);
+            between(problems, "points.link-credit", points.linkCredit(), 1, 1000);
             between(problems, "points.concurrency", points.concurrency(), 1, 256);
             positive(problems, "points.database-retry-interval", points.databaseRetryInterval());
             Duration idle = points.brokerIdleTimeout();

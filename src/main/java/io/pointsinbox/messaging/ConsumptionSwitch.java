@@ -47,8 +47,8 @@ import io.smallrye.reactive.messaging.PausableChannel;
  * {@code resume()} from the resuming thread while new deliveries and requests arrive on others, and under that race
  * it can request more than the channel's concurrency, or strand a delivery in its buffer.
  * <p>
- * On shutdown the connector holds up to about 1,256 prefetched deliveries (its fixed link credit of 1,000 and an
- * internal queue of 256; fault/PrefetchWindowIT); if they reached the handler after Hibernate closed, each would
+ * On shutdown the connector holds up to about 512 prefetched deliveries (the link credit of POINTS_LINK_CREDIT and
+ * an internal queue of 256; fault/PrefetchWindowIT); if they reached the handler after Hibernate closed, each would
  * fail with its delivery count raised, and every rolling restart would burn an attempt of a whole prefetch window.
  * So: pause the channel when shutdown starts (it is never resumed), let the transactions
  * already running commit and be acknowledged (bounded by {@code quarkus.shutdown.timeout}), leave the rest unsettled

@@ -30,21 +30,25 @@ import io.smallrye.reactive.messaging.connector.InboundConnector;
 import io.vertx.amqp.AmqpReceiver;
 import io.vertx.amqp.impl.AmqpClientImpl;
 import io.vertx.amqp.impl.AmqpConnectionImpl;
+import io.vertx.amqp.impl.AmqpReceiverImpl;
 import io.vertx.core.net.NetSocket;
 import io.vertx.proton.ProtonConnection;
 import io.vertx.proton.ProtonReceiver;
 import io.vertx.proton.impl.ProtonConnectionImpl;
 
 /**
- * Bounds the size of a message this service will read from the broker. The AMQP library under the connector
- * (vertx-proton) buffers a whole message before anything else sees it, so without a bound one message larger than the
- * heap ends the process, again at every start, until the broker gives up on it, and a backlog of messages a little
- * over the body limit fills the heap through the connector's prefetch window. The library can refuse a delivery once
- * its bytes pass its link's {@code max-message-size}, but the connector sets none and offers no setting for it. So
- * this class sets {@code points.max-message-size} on the inbound channel's receiver link as soon as the link is
- * attached and before the connector grants it any credit: on the connector's own line "AMQP Receiver listening
- * address" (SRMSG16203), which it logs on the connection's event loop between the two. A check every few seconds sets
- * it too, should that line ever be missing (a log level raised on the connector's category).
+ * Bounds what the inbound link may bring into memory: the size of one message, and how many messages the broker may
+ * send ahead. The AMQP library under the connector (vertx-proton) buffers a whole message before anything else sees
+ * it, so without a size bound one message larger than the heap ends the process, again at every start, until the
+ * broker gives up on it; and the connector grants the broker a fixed credit of 1,000 messages, on top of about 400 it
+ * queues itself, so a backlog of messages near the size bound filled the recommended heap (one run in eight at 20 KiB).
+ * The library can refuse a delivery once its bytes pass its link's {@code max-message-size}, and the connector's
+ * receiver reads its first credit from a field when the connector subscribes, but the connector offers a setting for
+ * neither. So this class sets {@code points.max-message-size} and {@code points.link-credit} on the inbound channel's
+ * receiver as soon as its link is attached and before the connector grants any credit: on the connector's own line
+ * "AMQP Receiver listening address" (SRMSG16203), which it logs on the connection's event loop between the two. A
+ * check every few seconds sets the size bound too, should that line ever be missing (a log level raised on the
+ * connector's category), and warns; by then the credit has been granted and stays at 1,000 on that link.
  * <p>
  * When a delivery passes the bound the library has dropped its bytes so far, so it holds at most the bound and one
  * frame. This class then settles the delivery as {@code rejected} ({@code amqp:link:message-size-exceeded}), which
@@ -52,15 +56,16 @@ import io.vertx.proton.impl.ProtonConnectionImpl;
  * warning, stops reading the connection at once and closes it a moment later: the library stops reading the link for
  * good once a delivery passed its bound, and the connector opens a new connection and link only after a lost
  * connection. Should the close still overtake the rejection at the broker, the message comes back on the next
- * connection and is rejected again. Deliveries received on that connection and not yet acknowledged are redelivered on the next one;
- * those already applied are duplicates.
+ * connection and is rejected again. Deliveries received on that connection and not yet acknowledged are redelivered on
+ * the next one; those already applied are duplicates.
  * <p>
  * The connector's receivers are not reachable through any public API, so three private fields are read by
- * reflection, and two more to pause the socket (all registered for native images below). If a later version of the
- * libraries moves the first three, nothing is bounded, and this class says so in one warning at start-up.
+ * reflection, two more are set for the credit, and two more read to pause the socket (all registered for native
+ * images below). If a later version of the libraries moves the first three, nothing is bounded, and this class says
+ * so in one warning at start-up; if it moves the credit's, the link keeps the connector's credit.
  */
 @ApplicationScoped
-@RegisterForReflection(targets = { AmqpClientImpl.class, AmqpConnectionImpl.class,
+@RegisterForReflection(targets = { AmqpClientImpl.class, AmqpConnectionImpl.class, AmqpReceiverImpl.class,
         ProtonConnectionImpl.class }, classNames = { "io.vertx.proton.impl.ProtonLinkImpl",
                 "io.vertx.proton.impl.ProtonTransport" }, fields = true, methods = false)
 public class OversizedDeliveries {
@@ -75,6 +80,9 @@ public class OversizedDeliveries {
     private static final Field CLIENT_CONNECTIONS = field(AmqpClientImpl.class, "connections");
     private static final Field CONNECTION_RECEIVERS = field(AmqpConnectionImpl.class, "receivers");
     private static final Field PROTON_LINK = field("io.vertx.proton.impl.ProtonLinkImpl", "link");
+    /** The credit the receiver grants when the connector subscribes to it (1,000), and whether it has already. */
+    private static final Field INITIAL_CREDIT = field(AmqpReceiverImpl.class, "initialCredit");
+    private static final Field INITIAL_CREDIT_GIVEN = field(AmqpReceiverImpl.class, "initialCreditGiven");
     /** Where the socket is, to stop reading it; optional (without them the connection closes at once). */
     private static final Field CONNECTION_TRANSPORT = field(ProtonConnectionImpl.class, "transport");
     private static final Field TRANSPORT_SOCKET = field("io.vertx.proton.impl.ProtonTransport", "socket");
@@ -113,6 +121,11 @@ public class OversizedDeliveries {
                     + " message: a message larger than the heap exhausts it (docs/operations.md#oversized-messages)");
             return;
         }
+        if (INITIAL_CREDIT == null || INITIAL_CREDIT_GIVEN == null) {
+            LOG.warnf("The AMQP libraries of this build do not have the fields this service sets to lower the link"
+                    + " credit: POINTS_LINK_CREDIT=%d is not applied and the broker may send 1000 messages ahead"
+                    + " (docs/operations.md#the-prefetch-window)", config.linkCredit());
+        }
         java.util.logging.Logger.getLogger(CONNECTOR_LOGGER).addHandler(trigger);
     }
 
@@ -142,13 +155,29 @@ public class OversizedDeliveries {
             return count;
         }
         for (AmqpConnectionImpl connection : connections()) {
-            for (ProtonReceiver receiver : receivers(connection)) {
-                if (bound.equals(receiver.getMaxMessageSize())) {
+            for (AmqpReceiver receiver : receivers(connection)) {
+                if (bound.equals(receiver.unwrap().getMaxMessageSize())) {
                     count++;
                 }
             }
         }
         return count;
+    }
+
+    /** The credit the broker holds now on each open inbound receiver (for tests). */
+    List<Integer> linkCredits() {
+        List<Integer> credits = new ArrayList<>();
+        if (!REACHABLE) {
+            return credits;
+        }
+        for (AmqpConnectionImpl connection : connections()) {
+            for (AmqpReceiver receiver : receivers(connection)) {
+                if (receiver.unwrap().isOpen()) {
+                    credits.add(receiver.unwrap().getCredit());
+                }
+            }
+        }
+        return credits;
     }
 
     /** On the event loop of the connection whose receiver was just attached. */
@@ -159,15 +188,36 @@ public class OversizedDeliveries {
     }
 
     private void bound(AmqpConnectionImpl connection, boolean late) {
-        for (ProtonReceiver receiver : receivers(connection)) {
+        for (AmqpReceiver amqp : receivers(connection)) {
+            ProtonReceiver receiver = amqp.unwrap();
             if (receiver.getMaxMessageSize() == null && receiver.isOpen()) {
                 receiver.setMaxMessageSize(bound);
                 receiver.maxMessageSizeExceededHandler(this::exceeded);
+                boolean credited = limitCredit(amqp);
                 if (late) {
-                    LOG.warnf("The receiver on %s was bounded to %d bytes per message only by the periodic check: the"
-                            + " AMQP connector's line %s was not logged (is its log category above INFO?)",
-                            config.address(), bound.longValue(), RECEIVER_LISTENING);
+                    LOG.warnf("The receiver on %s was bounded to %d bytes per message only by the periodic check%s:"
+                            + " the AMQP connector's line %s was not logged (is its log category above INFO?)",
+                            config.address(), bound.longValue(),
+                            credited ? "" : ", and keeps the connector's link credit of 1000", RECEIVER_LISTENING);
                 }
+            }
+        }
+    }
+
+    /** Sets the link credit the receiver grants first, unless it has granted it already; whether it was set. */
+    private boolean limitCredit(AmqpReceiver receiver) {
+        if (INITIAL_CREDIT == null || INITIAL_CREDIT_GIVEN == null || !(receiver instanceof AmqpReceiverImpl impl)) {
+            return false;
+        }
+        synchronized (impl) { // the receiver reads both under its own lock
+            try {
+                if (INITIAL_CREDIT_GIVEN.getBoolean(impl)) {
+                    return false;
+                }
+                INITIAL_CREDIT.setInt(impl, config.linkCredit());
+                return true;
+            } catch (IllegalAccessException | RuntimeException e) {
+                return false;
             }
         }
     }
@@ -233,12 +283,12 @@ public class OversizedDeliveries {
         return found;
     }
 
-    private static List<ProtonReceiver> receivers(AmqpConnectionImpl connection) {
-        List<ProtonReceiver> found = new ArrayList<>();
+    private static List<AmqpReceiver> receivers(AmqpConnectionImpl connection) {
+        List<AmqpReceiver> found = new ArrayList<>();
         if (read(CONNECTION_RECEIVERS, connection) instanceof List<?> receivers) {
             for (Object receiver : receivers) {
                 if (receiver instanceof AmqpReceiver amqp) {
-                    found.add(amqp.unwrap());
+                    found.add(amqp);
                 }
             }
         }

@@ -124,6 +124,18 @@ class SettingsValidatorTest {
     }
 
     @Test
+    void theLinkCreditIsAtMostTheConnectorsOwn() {
+        assertEquals(256, build(Map.of()).getConfigMapping(PointsConfig.class).linkCredit());
+        for (String accepted : List.of("1", "1000")) {
+            assertDoesNotThrow(() -> build(Map.of("points.link-credit", accepted)), accepted);
+        }
+        assertEquals("POINTS_LINK_CREDIT (points.link-credit=0) must be between 1 and 1000",
+                problems(Map.of("points.link-credit", "0")));
+        assertEquals("POINTS_LINK_CREDIT (points.link-credit=1001) must be between 1 and 1000",
+                problems(Map.of("points.link-credit", "1001")));
+    }
+
+    @Test
     void aConsumerNameLongerThan100CharactersIsRefused() {
         assertTrue(problems(Map.of("points.consumer", "a".repeat(101))).startsWith("POINTS_CONSUMER"));
     }

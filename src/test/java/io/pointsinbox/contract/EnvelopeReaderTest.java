@@ -253,6 +253,11 @@ class EnvelopeReaderTest {
         }
 
         @Override
+        public int linkCredit() {
+            return 256;
+        }
+
+        @Override
         public int concurrency() {
             return 8;
         }

@@ -89,10 +89,11 @@ class OversizedMessageIT {
     }
 
     /**
-     * A backlog the connector's prefetch window holds whole: without a bound, 1,500 messages of 32 KiB (or 40 KiB)
-     * exhausted the recommended heap before the service could refuse them; messages at the bound fit it (20 KiB by
-     * default). Here 1,500 messages just under the bound, refused by the service with their reason, and a few over it,
-     * rejected while they arrive, each costing a new connection, with valid grants among them.
+     * A backlog the prefetch window holds whole: without a bound, 1,500 messages of 32 KiB (or 40 KiB) exhausted the
+     * recommended heap before the service could refuse them; messages at the bound fit it (20 KiB by default) with the
+     * link credit of POINTS_LINK_CREDIT (with the connector's 1,000 instead, one run in eight exhausted it). Here 1,500
+     * messages just under the bound, refused by the service with their reason, and a few over it, rejected while they
+     * arrive, each costing a new connection, with valid grants among them.
      */
     @Test
     void aBacklogOfLargeMessagesFitsTheRecommendedHeapAndEndsOnTheDeadLetterAddress() throws Exception {
@@ -176,14 +177,16 @@ class OversizedMessageIT {
             Thread.sleep(100);
         }
         OptionalInt exit = app.awaitExit(Duration.ofMillis(500));
+        // As the service left it, before it is stopped (which hands back what it holds).
+        String queue = ArtemisTestResource.describe(ArtemisTestResource.ADDRESS) + ", first waiting "
+                + ArtemisTestResource.waiting(ArtemisTestResource.ADDRESS, 3);
         if (exit.isPresent() || !drained(userId, grants)) {
             app.terminate(Duration.ofSeconds(30));
         }
         assertTrue(exit.isEmpty(), "the service exited (" + exit + ") instead of refusing what it cannot hold; "
-                + ArtemisTestResource.describe(ArtemisTestResource.ADDRESS) + "; " + log);
+                + queue + "; " + log);
         assertTrue(drained(userId, grants), "not drained in " + atMost.toSeconds() + " s: "
-                + Ledger.grants(CONSUMER, userId) + " of " + grants + " grants applied; "
-                + ArtemisTestResource.describe(ArtemisTestResource.ADDRESS) + "; " + log);
+                + Ledger.grants(CONSUMER, userId) + " of " + grants + " grants applied; " + queue + "; " + log);
         return app;
     }
 

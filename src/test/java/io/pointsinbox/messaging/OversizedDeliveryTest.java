@@ -78,6 +78,8 @@ class OversizedDeliveryTest extends InboxTestBase {
                     "moved whole by the broker, from the original");
             await("the link of the new connection bounded too").atMost(Duration.ofSeconds(10))
                     .until(() -> oversized.boundedReceivers() == 1);
+            await("granted POINTS_LINK_CREDIT, not the connector's 1,000").atMost(Duration.ofSeconds(10))
+                    .until(() -> oversized.linkCredits().equals(List.of(256)));
             given().get("/q/health/ready").then().statusCode(200);
         }
     }
@@ -102,6 +104,8 @@ class OversizedDeliveryTest extends InboxTestBase {
             awaitCounter("oversized", 1, counted);
             await("the new link bounded by the periodic check, with a warning").atMost(Duration.ofSeconds(15))
                     .until(() -> lines.stream().anyMatch(line -> line.contains("only by the periodic check")));
+            assertTrue(lines.stream().anyMatch(line -> line.contains("keeps the connector's link credit of 1000")),
+                    "too late for the credit, and says so: " + lines);
             assertEquals(1, oversized.boundedReceivers());
 
             sender.sendJsonData(big, null);

@@ -213,6 +213,21 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
                 + highestDeliveryCount(name);
     }
 
+    /** The first few messages of a queue: size as stored, delivery count, and a scheduled redelivery if any. */
+    public static String waiting(String name, int limit) {
+        StringBuilder found = new StringBuilder();
+        try (LinkedListIterator<MessageReference> it = queue(name).browserIterator()) {
+            for (int i = 0; i < limit && it.hasNext(); i++) {
+                MessageReference ref = it.next();
+                found.append(i == 0 ? "" : ", ").append(ref.getMessage().getPersistentSize()).append(" B, delivered ")
+                        .append(ref.getDeliveryCount()).append(ref.getScheduledDeliveryTime() > 0 ? ", scheduled" : "");
+            }
+        } catch (Exception e) {
+            found.append(e);
+        }
+        return "[" + found + "]";
+    }
+
     /** The highest delivery count among the messages waiting in a queue (0: none was ever handed back counted). */
     public static int highestDeliveryCount(String name) {
         int highest = 0;
