@@ -35,6 +35,12 @@ import io.smallrye.reactive.messaging.providers.extension.HealthCenter;
  * When the broker has accepted every one of them for {@link #stuckAfter} (ten reconnect intervals, at least 10 s),
  * far longer than the connector takes to reconnect, the channel is stuck: one error line, and liveness goes down
  * ({@link ChannelLiveness}) so that Kubernetes restarts the pod, the only way to rebuild the channel.
+ * <p>
+ * And a channel that lost its receiver link on a connection that stays open (the broker detached the link: its queue
+ * deleted, its consumer closed from the console): the connector then ends the channel's stream without an error and
+ * builds no new link, so nothing is consumed and nothing is logged. While the channel has its connection, each check
+ * looks at its receiver; after two checks without an open one, the connection is closed, with one warning, and the
+ * connector reconnects and attaches a new link ({@link OversizedDeliveries#closeLinklessConnections()}).
  */
 @ApplicationScoped
 @Startup // created with the application, so that a pod that never had a connection counts from its start
@@ -50,6 +56,7 @@ public class BrokerConnectionWatch {
     private final long reconnectInterval;
 
     private final BrokerProbe probe;
+    private final OversizedDeliveries links;
     private final Duration stuckAfter;
 
     private final Instant created = Instant.now();
@@ -61,10 +68,12 @@ public class BrokerConnectionWatch {
     private Instant answeringSince;
     private volatile boolean stuck;
 
-    BrokerConnectionWatch(HealthCenter health, ConsumptionSwitch consumption, BrokerProbe probe, Config config) {
+    BrokerConnectionWatch(HealthCenter health, ConsumptionSwitch consumption, BrokerProbe probe,
+            OversizedDeliveries links, Config config) {
         this.health = health;
         this.consumption = consumption;
         this.probe = probe;
+        this.links = links;
         String channel = "mp.messaging.incoming." + PointsGrantedConsumer.CHANNEL + ".";
         this.broker = setting(config, channel + "host", "amqp-host").orElse("?") + ":"
                 + setting(config, channel + "port", "amqp-port").orElse("5672");
@@ -123,6 +132,12 @@ public class BrokerConnectionWatch {
             remindedAt = null;
             answeringSince = null;
             stuck = false;
+            if (links.closeLinklessConnections() > 0) {
+                LOG.warnf("Channel %s had its connection to the AMQP broker at %s but no receiver link for two checks:"
+                        + " the broker detached it (its queue deleted, or its consumer closed?), which ends the AMQP"
+                        + " connector's stream without an error; the connection is closed so that the connector opens"
+                        + " a new one, with a new link", PointsGrantedConsumer.CHANNEL, broker);
+            }
             return;
         }
         if (!missedLastCheck) {

@@ -2,7 +2,9 @@ package io.pointsinbox.messaging;
 
 import java.lang.reflect.Field;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.logging.Handler;
 
 import jakarta.annotation.PreDestroy;
@@ -99,6 +101,8 @@ public class OversizedDeliveries {
      * within this bound is still read and dead-lettered by the service itself, with its reason.
      */
     private final UnsignedLong bound;
+    /** The connections that had receivers but no open one at the last check. */
+    private Set<AmqpConnectionImpl> linkless = Set.of();
     private final Handler trigger = new LogLineHook(record -> {
         String message = record.getMessage();
         if (message != null && message.contains(RECEIVER_LISTENING)) {
@@ -178,6 +182,36 @@ public class OversizedDeliveries {
             }
         }
         return credits;
+    }
+
+    /**
+     * Closes each connection that had no open receiver link at this check and the one before, though receivers were
+     * attached on it, and returns how many. A receiver link the broker detaches (its queue deleted, its consumer closed
+     * from the console) ends the connector's stream of that channel without an error, on a connection that stays open,
+     * and the connector builds a new link only on a new connection: without this the channel consumes nothing, and
+     * says nothing, until a restart. Two checks in a row, so that a link closing after an oversized message (its
+     * connection closes 250 ms later) is left to that close.
+     */
+    synchronized int closeLinklessConnections() {
+        if (!REACHABLE) {
+            return 0;
+        }
+        Set<AmqpConnectionImpl> now = new HashSet<>();
+        int closed = 0;
+        for (AmqpConnectionImpl connection : connections()) {
+            List<AmqpReceiver> receivers = receivers(connection);
+            if (connection.isDisconnected() || receivers.isEmpty()
+                    || receivers.stream().anyMatch(receiver -> receiver.unwrap().isOpen())) {
+                continue;
+            }
+            now.add(connection);
+            if (linkless.contains(connection) && connection.unwrap() instanceof ProtonConnectionImpl impl) {
+                impl.getContext().runOnContext(v -> disconnect(impl));
+                closed++;
+            }
+        }
+        linkless = now;
+        return closed;
     }
 
     /** On the event loop of the connection whose receiver was just attached. */

@@ -17,6 +17,7 @@ import org.apache.activemq.artemis.core.config.Configuration;
 import org.apache.activemq.artemis.core.config.CoreAddressConfiguration;
 import org.apache.activemq.artemis.core.server.MessageReference;
 import org.apache.activemq.artemis.core.server.Queue;
+import org.apache.activemq.artemis.core.server.ServerConsumer;
 import org.apache.activemq.artemis.core.server.embedded.EmbeddedActiveMQ;
 import org.apache.activemq.artemis.core.settings.impl.AddressFullMessagePolicy;
 import org.apache.activemq.artemis.core.settings.impl.AddressSettings;
@@ -105,6 +106,21 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
 
     public static void bringBack() throws Exception {
         broker = startBroker();
+    }
+
+    /**
+     * Closes the broker's consumers of a queue, as an operator would from the console, leaving their connections
+     * open; returns how many it closed.
+     */
+    public static int closeConsumers(String name) throws Exception {
+        int closed = 0;
+        for (Object consumer : queue(name).getConsumers()) {
+            if (consumer instanceof ServerConsumer server && broker.getActiveMQServer().getActiveMQServerControl()
+                    .closeConsumerWithID(server.getSessionID(), String.valueOf(server.sequentialID()))) {
+                closed++;
+            }
+        }
+        return closed;
     }
 
     /** The AMQP connections the broker holds open, from every client. */
