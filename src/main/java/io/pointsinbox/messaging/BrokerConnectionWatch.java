@@ -3,6 +3,7 @@ package io.pointsinbox.messaging;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.Set;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -17,6 +18,7 @@ import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.reactive.messaging.health.HealthReport;
 import io.smallrye.reactive.messaging.providers.extension.HealthCenter;
+import io.vertx.amqp.impl.AmqpConnectionImpl;
 
 /**
  * Says in the log when the inbound channel has no connection to the broker. The AMQP client reconnects on its own
@@ -40,7 +42,7 @@ import io.smallrye.reactive.messaging.providers.extension.HealthCenter;
  * deleted, its consumer closed from the console): the connector then ends the channel's stream without an error and
  * builds no new link, so nothing is consumed and nothing is logged. While the channel has its connection, each check
  * looks at its receiver; after two checks without an open one, the connection is closed, with one warning, and the
- * connector reconnects and attaches a new link ({@link OversizedDeliveries#closeLinklessConnections()}).
+ * connector reconnects and attaches a new link ({@link #closeLinklessConnections()}).
  */
 @ApplicationScoped
 @Startup // created with the application, so that a pod that never had a connection counts from its start
@@ -56,7 +58,7 @@ public class BrokerConnectionWatch {
     private final long reconnectInterval;
 
     private final BrokerProbe probe;
-    private final OversizedDeliveries links;
+    private final ConnectorLinks links;
     private final Duration stuckAfter;
 
     private final Instant created = Instant.now();
@@ -67,9 +69,11 @@ public class BrokerConnectionWatch {
     /** Since when every probe while the channel had no connection was accepted; null while one was not. */
     private Instant answeringSince;
     private volatile boolean stuck;
+    /** The connections that had receivers but no open one at the last check. */
+    private Set<AmqpConnectionImpl> linkless = Set.of();
 
     BrokerConnectionWatch(HealthCenter health, ConsumptionSwitch consumption, BrokerProbe probe,
-            OversizedDeliveries links, Config config) {
+            ConnectorLinks links, Config config) {
         this.health = health;
         this.consumption = consumption;
         this.probe = probe;
@@ -132,7 +136,7 @@ public class BrokerConnectionWatch {
             remindedAt = null;
             answeringSince = null;
             stuck = false;
-            if (links.closeLinklessConnections() > 0) {
+            if (closeLinklessConnections() > 0) {
                 LOG.warnf("Channel %s had its connection to the AMQP broker at %s but no receiver link for two checks:"
                         + " the broker detached it (its queue deleted, or its consumer closed?), which ends the AMQP"
                         + " connector's stream without an error; the connection is closed so that the connector opens"
@@ -159,6 +163,26 @@ public class BrokerConnectionWatch {
                     + " messages wait on the broker and readiness is down", broker, PointsGrantedConsumer.CHANNEL,
                     Duration.between(missingSince, now).toSeconds(), reconnectInterval);
         }
+    }
+
+    /**
+     * Closes each connection that had no open receiver link at this check and the one before, though receivers were
+     * attached on it, and returns how many. A receiver link the broker detaches (its queue deleted, its consumer closed
+     * from the console) ends the connector's stream of that channel without an error, on a connection that stays open,
+     * and the connector builds a new link only on a new connection: without this the channel consumes nothing, and
+     * says nothing, until a restart. Two checks in a row, so that a link closing after an oversized message (its
+     * connection closes 250 ms later) is left to that close.
+     */
+    private int closeLinklessConnections() {
+        Set<AmqpConnectionImpl> now = Set.copyOf(links.linklessConnections());
+        int closed = 0;
+        for (AmqpConnectionImpl connection : now) {
+            if (linkless.contains(connection) && ConnectorLinks.disconnectLater(connection)) {
+                closed++;
+            }
+        }
+        linkless = now;
+        return closed;
     }
 
     private void probeWhileMissing(Instant now) {

@@ -1,10 +1,6 @@
 package io.pointsinbox.messaging;
 
-import java.lang.reflect.Field;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.logging.Handler;
 
 import jakarta.annotation.PreDestroy;
@@ -18,21 +14,14 @@ import org.apache.qpid.proton.amqp.messaging.Rejected;
 import org.apache.qpid.proton.amqp.transport.ErrorCondition;
 import org.apache.qpid.proton.amqp.transport.LinkError;
 import org.apache.qpid.proton.engine.Delivery;
-import org.apache.qpid.proton.engine.Link;
-import org.eclipse.microprofile.reactive.messaging.spi.Connector;
 import org.jboss.logging.Logger;
 
 import io.pointsinbox.config.PointsConfig;
 import io.pointsinbox.ops.InboxMetrics;
 import io.quarkus.runtime.StartupEvent;
-import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.quarkus.scheduler.Scheduled;
-import io.smallrye.reactive.messaging.amqp.AmqpConnector;
-import io.smallrye.reactive.messaging.connector.InboundConnector;
 import io.vertx.amqp.AmqpReceiver;
-import io.vertx.amqp.impl.AmqpClientImpl;
 import io.vertx.amqp.impl.AmqpConnectionImpl;
-import io.vertx.amqp.impl.AmqpReceiverImpl;
 import io.vertx.core.net.NetSocket;
 import io.vertx.proton.ProtonConnection;
 import io.vertx.proton.ProtonReceiver;
@@ -61,15 +50,11 @@ import io.vertx.proton.impl.ProtonConnectionImpl;
  * connection and is rejected again. Deliveries received on that connection and not yet acknowledged are redelivered on
  * the next one; those already applied are duplicates.
  * <p>
- * The connector's receivers are not reachable through any public API, so three private fields are read by
- * reflection, two more are set for the credit, and two more read to pause the socket (all registered for native
- * images below). If a later version of the libraries moves the first three, nothing is bounded, and this class says
- * so in one warning at start-up; if it moves the credit's, the link keeps the connector's credit.
+ * The connector's receivers are not reachable through any public API: {@link ConnectorLinks} reads them by
+ * reflection. If a later version of the libraries moves their fields, nothing is bounded, and this class says so in
+ * one warning at start-up; if it moves the credit's, the link keeps the connector's credit, with a warning too.
  */
 @ApplicationScoped
-@RegisterForReflection(targets = { AmqpClientImpl.class, AmqpConnectionImpl.class, AmqpReceiverImpl.class,
-        ProtonConnectionImpl.class }, classNames = { "io.vertx.proton.impl.ProtonLinkImpl",
-                "io.vertx.proton.impl.ProtonTransport" }, fields = true, methods = false)
 public class OversizedDeliveries {
 
     /** The AMQP connector's logger. */
@@ -79,21 +64,10 @@ public class OversizedDeliveries {
 
     private static final Logger LOG = Logger.getLogger(OversizedDeliveries.class);
 
-    private static final Field CLIENT_CONNECTIONS = field(AmqpClientImpl.class, "connections");
-    private static final Field CONNECTION_RECEIVERS = field(AmqpConnectionImpl.class, "receivers");
-    private static final Field PROTON_LINK = field("io.vertx.proton.impl.ProtonLinkImpl", "link");
-    /** The credit the receiver grants when the connector subscribes to it (1,000), and whether it has already. */
-    private static final Field INITIAL_CREDIT = field(AmqpReceiverImpl.class, "initialCredit");
-    private static final Field INITIAL_CREDIT_GIVEN = field(AmqpReceiverImpl.class, "initialCreditGiven");
-    /** Where the socket is, to stop reading it; optional (without them the connection closes at once). */
-    private static final Field CONNECTION_TRANSPORT = field(ProtonConnectionImpl.class, "transport");
-    private static final Field TRANSPORT_SOCKET = field("io.vertx.proton.impl.ProtonTransport", "socket");
     /** Time for the broker to read the rejection before the connection, no longer read, is closed. */
     private static final long CLOSE_DELAY_MS = 250;
-    private static final boolean REACHABLE = CLIENT_CONNECTIONS != null && CONNECTION_RECEIVERS != null
-            && PROTON_LINK != null;
 
-    private final AmqpConnector connector;
+    private final ConnectorLinks links;
     private final InboxMetrics metrics;
     private final PointsConfig config;
     /**
@@ -101,8 +75,6 @@ public class OversizedDeliveries {
      * within this bound is still read and dead-lettered by the service itself, with its reason.
      */
     private final UnsignedLong bound;
-    /** The connections that had receivers but no open one at the last check. */
-    private Set<AmqpConnectionImpl> linkless = Set.of();
     private final Handler trigger = new LogLineHook(record -> {
         String message = record.getMessage();
         if (message != null && message.contains(RECEIVER_LISTENING)) {
@@ -110,9 +82,8 @@ public class OversizedDeliveries {
         }
     });
 
-    OversizedDeliveries(@Connector(AmqpConnector.CONNECTOR_NAME) InboundConnector connector, InboxMetrics metrics,
-            PointsConfig config) {
-        this.connector = (AmqpConnector) connector;
+    OversizedDeliveries(ConnectorLinks links, InboxMetrics metrics, PointsConfig config) {
+        this.links = links;
         this.metrics = metrics;
         this.config = config;
         this.bound = UnsignedLong.valueOf(config.maxMessageSize());
@@ -120,12 +91,12 @@ public class OversizedDeliveries {
 
     /** Before the messaging channels start (they do on this event too), so that the first link is bounded. */
     void onStart(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) StartupEvent event) {
-        if (!REACHABLE) {
+        if (!links.reachable()) {
             LOG.warn("The AMQP libraries of this build do not have the fields this service reads to bound the size of a"
                     + " message: a message larger than the heap exhausts it (docs/operations.md#oversized-messages)");
             return;
         }
-        if (INITIAL_CREDIT == null || INITIAL_CREDIT_GIVEN == null) {
+        if (!links.creditSettable()) {
             LOG.warnf("The AMQP libraries of this build do not have the fields this service sets to lower the link"
                     + " credit: POINTS_LINK_CREDIT=%d is not applied and the broker may send 1000 messages ahead"
                     + " (docs/operations.md#the-prefetch-window)", config.linkCredit());
@@ -141,12 +112,11 @@ public class OversizedDeliveries {
     /** The fallback: a link attached while the connector's line was not logged. */
     @Scheduled(every = "5s", delayed = "5s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void check() {
-        if (!REACHABLE) {
+        if (!links.reachable()) {
             return;
         }
-        for (AmqpConnectionImpl connection : connections()) {
-            ProtonConnection proton = connection.unwrap();
-            if (proton instanceof ProtonConnectionImpl impl) {
+        for (AmqpConnectionImpl connection : links.connections()) {
+            if (connection.unwrap() instanceof ProtonConnectionImpl impl) {
                 impl.getContext().runOnContext(v -> bound(connection, true));
             }
         }
@@ -154,80 +124,28 @@ public class OversizedDeliveries {
 
     /** How many of the connector's receivers carry the bound now (for tests). */
     int boundedReceivers() {
-        int count = 0;
-        if (!REACHABLE) {
-            return count;
-        }
-        for (AmqpConnectionImpl connection : connections()) {
-            for (AmqpReceiver receiver : receivers(connection)) {
-                if (bound.equals(receiver.unwrap().getMaxMessageSize())) {
-                    count++;
-                }
-            }
-        }
-        return count;
+        return (int) links.links().stream().filter(link -> bound.equals(link.getMaxMessageSize())).count();
     }
 
     /** The credit the broker holds now on each open inbound receiver (for tests). */
     List<Integer> linkCredits() {
-        List<Integer> credits = new ArrayList<>();
-        if (!REACHABLE) {
-            return credits;
-        }
-        for (AmqpConnectionImpl connection : connections()) {
-            for (AmqpReceiver receiver : receivers(connection)) {
-                if (receiver.unwrap().isOpen()) {
-                    credits.add(receiver.unwrap().getCredit());
-                }
-            }
-        }
-        return credits;
-    }
-
-    /**
-     * Closes each connection that had no open receiver link at this check and the one before, though receivers were
-     * attached on it, and returns how many. A receiver link the broker detaches (its queue deleted, its consumer closed
-     * from the console) ends the connector's stream of that channel without an error, on a connection that stays open,
-     * and the connector builds a new link only on a new connection: without this the channel consumes nothing, and
-     * says nothing, until a restart. Two checks in a row, so that a link closing after an oversized message (its
-     * connection closes 250 ms later) is left to that close.
-     */
-    synchronized int closeLinklessConnections() {
-        if (!REACHABLE) {
-            return 0;
-        }
-        Set<AmqpConnectionImpl> now = new HashSet<>();
-        int closed = 0;
-        for (AmqpConnectionImpl connection : connections()) {
-            List<AmqpReceiver> receivers = receivers(connection);
-            if (connection.isDisconnected() || receivers.isEmpty()
-                    || receivers.stream().anyMatch(receiver -> receiver.unwrap().isOpen())) {
-                continue;
-            }
-            now.add(connection);
-            if (linkless.contains(connection) && connection.unwrap() instanceof ProtonConnectionImpl impl) {
-                impl.getContext().runOnContext(v -> disconnect(impl));
-                closed++;
-            }
-        }
-        linkless = now;
-        return closed;
+        return links.links().stream().filter(ProtonReceiver::isOpen).map(ProtonReceiver::getCredit).toList();
     }
 
     /** On the event loop of the connection whose receiver was just attached. */
     private void boundReceivers() {
-        for (AmqpConnectionImpl connection : connections()) {
+        for (AmqpConnectionImpl connection : links.connections()) {
             bound(connection, false);
         }
     }
 
     private void bound(AmqpConnectionImpl connection, boolean late) {
-        for (AmqpReceiver amqp : receivers(connection)) {
+        for (AmqpReceiver amqp : ConnectorLinks.receivers(connection)) {
             ProtonReceiver receiver = amqp.unwrap();
             if (receiver.getMaxMessageSize() == null && receiver.isOpen()) {
                 receiver.setMaxMessageSize(bound);
                 receiver.maxMessageSizeExceededHandler(this::exceeded);
-                boolean credited = limitCredit(amqp);
+                boolean credited = ConnectorLinks.setInitialCredit(amqp, config.linkCredit());
                 if (late) {
                     LOG.warnf("The receiver on %s was bounded to %d bytes per message only by the periodic check%s:"
                             + " the AMQP connector's line %s was not logged (is its log category above INFO?)",
@@ -238,27 +156,9 @@ public class OversizedDeliveries {
         }
     }
 
-    /** Sets the link credit the receiver grants first, unless it has granted it already; whether it was set. */
-    private boolean limitCredit(AmqpReceiver receiver) {
-        if (INITIAL_CREDIT == null || INITIAL_CREDIT_GIVEN == null || !(receiver instanceof AmqpReceiverImpl impl)) {
-            return false;
-        }
-        synchronized (impl) { // the receiver reads both under its own lock
-            try {
-                if (INITIAL_CREDIT_GIVEN.getBoolean(impl)) {
-                    return false;
-                }
-                INITIAL_CREDIT.setInt(impl, config.linkCredit());
-                return true;
-            } catch (IllegalAccessException | RuntimeException e) {
-                return false;
-            }
-        }
-    }
-
     /** Called by the AMQP library on the connection's event loop; the library detaches the link after it. */
     private void exceeded(ProtonReceiver receiver) {
-        Delivery delivery = currentDelivery(receiver);
+        Delivery delivery = ConnectorLinks.currentDelivery(receiver);
         if (delivery != null && !delivery.isSettled()) {
             Rejected rejected = new Rejected();
             rejected.setError(new ErrorCondition(LinkError.MESSAGE_SIZE_EXCEEDED,
@@ -276,88 +176,16 @@ public class OversizedDeliveries {
         // closed at once, with the broker's transfers unread, it is reset, and a broker that had not yet read the
         // rejection loses it with the connection and offers the message again.
         ProtonConnection connection = receiver.getSession().getConnection();
-        if (connection instanceof ProtonConnectionImpl impl) {
-            NetSocket socket = read(TRANSPORT_SOCKET, read(CONNECTION_TRANSPORT, impl)) instanceof NetSocket found
-                    ? found
-                    : null;
-            if (socket == null) {
-                disconnect(connection);
-                return;
-            }
-            socket.pause();
-            impl.getContext().owner().setTimer(CLOSE_DELAY_MS, timer -> {
-                disconnect(connection);
-                // A paused socket holds back its close as well: without this the connector never hears of it.
-                socket.resume();
-            });
-        } else {
-            disconnect(connection);
+        NetSocket socket = ConnectorLinks.socket(connection);
+        if (socket == null || !(connection instanceof ProtonConnectionImpl impl)) {
+            ConnectorLinks.disconnect(connection);
+            return;
         }
-    }
-
-    private static void disconnect(ProtonConnection connection) {
-        if (!connection.isDisconnected()) {
-            connection.disconnect();
-        }
-    }
-
-    private List<AmqpConnectionImpl> connections() {
-        List<AmqpConnectionImpl> found = new ArrayList<>();
-        for (io.vertx.mutiny.amqp.AmqpClient client : connector.getClients()) {
-            if (client.getDelegate() instanceof AmqpClientImpl impl) {
-                if (read(CLIENT_CONNECTIONS, impl) instanceof List<?> connections) {
-                    for (Object connection : connections) {
-                        if (connection instanceof AmqpConnectionImpl amqp) {
-                            found.add(amqp);
-                        }
-                    }
-                }
-            }
-        }
-        return found;
-    }
-
-    private static List<AmqpReceiver> receivers(AmqpConnectionImpl connection) {
-        List<AmqpReceiver> found = new ArrayList<>();
-        if (read(CONNECTION_RECEIVERS, connection) instanceof List<?> receivers) {
-            for (Object receiver : receivers) {
-                if (receiver instanceof AmqpReceiver amqp) {
-                    found.add(amqp);
-                }
-            }
-        }
-        return found;
-    }
-
-    private static Delivery currentDelivery(ProtonReceiver receiver) {
-        Object link = read(PROTON_LINK, receiver);
-        return link instanceof Link proton ? proton.current() : null;
-    }
-
-    /** The field's value, or null if the field is missing or not the owner's. */
-    private static Object read(Field field, Object owner) {
-        try {
-            return field == null || owner == null ? null : field.get(owner);
-        } catch (IllegalAccessException | RuntimeException e) {
-            return null;
-        }
-    }
-
-    private static Field field(Class<?> owner, String name) {
-        try {
-            Field field = owner.getDeclaredField(name);
-            field.setAccessible(true);
-            return field;
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            return null;
-        }
-    }
-
-    private static Field field(String owner, String name) {
-        try {
-            return field(Class.forName(owner, false, OversizedDeliveries.class.getClassLoader()), name);
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            return null;
-        }
+        socket.pause();
+        impl.getContext().owner().setTimer(CLOSE_DELAY_MS, timer -> {
+            ConnectorLinks.disconnect(connection);
+            // A paused socket holds back its close as well: without this the connector never hears of it.
+            socket.resume();
+        });
     }
 }
