@@ -95,4 +95,32 @@ class DatabaseAwayAtStartIT {
             assertFalse(output.contains("started in"), "never started:\n" + output);
         }
     }
+
+    @Test
+    void aStopRequestWhileWaitingForTheDatabaseEndsTheStartAtOnce() throws Exception {
+        try (TcpProxy database = new TcpProxy("127.0.0.1", 1)) {
+            database.cut();
+            Map<String, String> env = SERVICES.environment();
+            env.put("QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://127.0.0.1:" + database.port() + "/none");
+            Path log = SERVICES.log("stopped-while-waiting.log");
+            AppProcess app = AppProcess.start(env, log);
+            try {
+                // The default wait (10 attempts, about 40 s), past its second attempt.
+                await("waiting for the database").atMost(Duration.ofSeconds(60))
+                        .until(() -> Files.readString(log).contains("Retrying in 2 sec"));
+                Duration stopped = app.terminate(Duration.ofSeconds(10));
+                String output = Files.readString(log);
+                assertTrue(stopped.compareTo(Duration.ofSeconds(5)) < 0, "stopped after " + stopped + ":\n" + output);
+                assertEquals(OptionalInt.of(143), app.awaitExit(Duration.ZERO), "the exit of a SIGTERM:\n" + output);
+                assertTrue(output.contains("INFO  [io.po.op.StopWhileWaitingForDatabase]")
+                        && output.contains("Stop requested while the service was still starting"), output);
+                assertFalse(output.contains("started in"), "never started:\n" + output);
+                assertFalse(output.contains("Retrying in 4 sec"), "no further attempt:\n" + output);
+            } finally {
+                if (app.alive()) {
+                    app.kill();
+                }
+            }
+        }
+    }
 }
