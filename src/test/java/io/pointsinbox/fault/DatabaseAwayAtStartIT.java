@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -79,10 +80,8 @@ class DatabaseAwayAtStartIT {
 
     @Test
     void aDatabaseThatNeverAnswersEndsTheStartNamingIt() throws Exception {
-        try (TcpProxy database = new TcpProxy("127.0.0.1", 1)) {
-            database.cut();
-            Map<String, String> env = SERVICES.environment();
-            env.put("QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://127.0.0.1:" + database.port() + "/none");
+        try (TcpProxy database = refusing()) {
+            Map<String, String> env = environmentFor(database);
             // Fewer attempts than the default's 40 s, so that the test does not wait for them.
             env.put("QUARKUS_FLYWAY_CONNECT_RETRIES", "2");
             Path log = SERVICES.log("gives-up.log");
@@ -98,10 +97,8 @@ class DatabaseAwayAtStartIT {
 
     @Test
     void aStopRequestWhileWaitingForTheDatabaseEndsTheStartAtOnce() throws Exception {
-        try (TcpProxy database = new TcpProxy("127.0.0.1", 1)) {
-            database.cut();
-            Map<String, String> env = SERVICES.environment();
-            env.put("QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://127.0.0.1:" + database.port() + "/none");
+        try (TcpProxy database = refusing()) {
+            Map<String, String> env = environmentFor(database);
             Path log = SERVICES.log("stopped-while-waiting.log");
             AppProcess app = AppProcess.start(env, log);
             try {
@@ -122,5 +119,18 @@ class DatabaseAwayAtStartIT {
                 }
             }
         }
+    }
+
+    /** A database address that refuses every connection. */
+    private static TcpProxy refusing() throws IOException {
+        TcpProxy database = new TcpProxy("127.0.0.1", 1);
+        database.cut();
+        return database;
+    }
+
+    private static Map<String, String> environmentFor(TcpProxy database) {
+        Map<String, String> env = SERVICES.environment();
+        env.put("QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://127.0.0.1:" + database.port() + "/none");
+        return env;
     }
 }
