@@ -17,7 +17,9 @@ import io.quarkus.logging.LoggingFilter;
  * connections while the broker is away, every reconnection attempt is one more ERROR ("Unable to connect to the
  * broker ... Disconnected"): dropped, as the client says nothing of an attempt the broker's host refuses. During a
  * graceful stop the service's own connection closing is reported the same way, an ERROR for nothing that went wrong:
- * that line is dropped. Every other line of the connector, a failed TLS handshake or a refused link included, is left
+ * that line is dropped. A broker killed (or its host lost) resets the connection instead, which Vert.x reports as a
+ * bare ERROR "Connection reset", since the AMQP client handles no failure of its socket: that line becomes one WARN
+ * saying what it means. Every other line of the connector, a failed TLS handshake or a refused link included, is left
  * as it is.
  */
 @LoggingFilter(name = BrokerDisconnectLogFilter.NAME)
@@ -32,6 +34,8 @@ public final class BrokerDisconnectLogFilter implements Filter {
     /** "Unable to connect to the broker, retry will be attempted". */
     private static final String CONNECT_RETRYING = "SRMSG16215";
     private static final String DISCONNECTED = "Connection disconnected";
+    /** Vert.x's logger for a connection's failure that nothing handled: the AMQP client sets no handler on its socket. */
+    private static final String VERTX_CONNECTION = "io.vertx.core.net.impl.ConnectionBase";
 
     private static volatile boolean stopping;
 
@@ -47,6 +51,13 @@ public final class BrokerDisconnectLogFilter implements Filter {
 
     @Override
     public boolean isLoggable(LogRecord record) {
+        if (VERTX_CONNECTION.equals(record.getLoggerName()) && record.getLevel().intValue() >= Level.SEVERE.intValue()
+                && isReset(record.getMessage())) {
+            rewrite(record, "A network connection was reset by its peer (" + record.getMessage() + "): an AMQP broker"
+                    + " that stopped without closing it, and the connector reconnects; or an HTTP client that went"
+                    + " away");
+            return true;
+        }
         if (record.getLevel().intValue() < Level.SEVERE.intValue() || record.getLoggerName() == null
                 || !record.getLoggerName().startsWith(CONNECTOR) || record.getMessage() == null
                 || record.getThrown() == null || record.getThrown().getMessage() == null) {
@@ -70,10 +81,21 @@ public final class BrokerDisconnectLogFilter implements Filter {
         return true;
     }
 
-    /** Rewrites the record in place: the handlers after this filter see one WARN line and no stack trace. */
+    /**
+     * A socket reset by its peer, in Java's words ("Connection reset") or the native transport's ("...: Connection
+     * reset by peer"): a broker killed, or its host lost, resets the connection rather than closing it.
+     */
+    private static boolean isReset(String message) {
+        return message != null && (message.equals("Connection reset") || message.endsWith("Connection reset by peer"));
+    }
+
     private static void oneWarningLine(LogRecord record, String cause) {
-        String text = (record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage()) + ": "
-                + cause + "; the connector reconnects";
+        rewrite(record, (record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage()) + ": "
+                + cause + "; the connector reconnects");
+    }
+
+    /** Rewrites the record in place: the handlers after this filter see one WARN line and no stack trace. */
+    private static void rewrite(LogRecord record, String text) {
         record.setLevel(org.jboss.logmanager.Level.WARN);
         record.setThrown(null);
         record.setParameters(null);

@@ -56,6 +56,35 @@ class BrokerDisconnectLogFilterTest {
     }
 
     @Test
+    void aConnectionResetByItsPeerIsOneWarningLine() {
+        for (String reset : new String[] { "Connection reset",
+                "recvAddress(..) failed with error(-104): Connection reset by peer" }) {
+            ExtLogRecord record = new ExtLogRecord(org.jboss.logmanager.Level.ERROR, reset,
+                    ExtLogRecord.FormatStyle.NO_FORMAT, getClass().getName());
+            record.setLoggerName("io.vertx.core.net.impl.ConnectionBase");
+            record.setThrown(new java.net.SocketException(reset));
+            assertTrue(filter.isLoggable(record), reset);
+            assertEquals(org.jboss.logmanager.Level.WARN, record.getLevel(), reset);
+            assertNull(record.getThrown(), "no stack trace: " + reset);
+            assertEquals("A network connection was reset by its peer (" + reset + "): an AMQP broker that stopped"
+                    + " without closing it, and the connector reconnects; or an HTTP client that went away",
+                    record.getFormattedMessage());
+        }
+
+        ExtLogRecord other = new ExtLogRecord(org.jboss.logmanager.Level.ERROR, "Broken pipe",
+                ExtLogRecord.FormatStyle.NO_FORMAT, getClass().getName());
+        other.setLoggerName("io.vertx.core.net.impl.ConnectionBase");
+        assertTrue(filter.isLoggable(other));
+        assertEquals(org.jboss.logmanager.Level.ERROR, other.getLevel(), "another failure of a connection stays");
+
+        ExtLogRecord elsewhere = new ExtLogRecord(org.jboss.logmanager.Level.ERROR, "Connection reset",
+                ExtLogRecord.FormatStyle.NO_FORMAT, getClass().getName());
+        elsewhere.setLoggerName("org.postgresql.core.v3.QueryExecutorImpl");
+        assertTrue(filter.isLoggable(elsewhere));
+        assertEquals(org.jboss.logmanager.Level.ERROR, elsewhere.getLevel(), "another logger's reset stays");
+    }
+
+    @Test
     void everyOtherErrorIsLeftAsItIs() {
         Exception handshake = new javax.net.ssl.SSLHandshakeException("PKIX path building failed");
         ExtLogRecord tls = connector("SRMSG16215: Unable to connect to the broker, retry will be attempted",

@@ -24,8 +24,9 @@ import io.pointsinbox.support.TcpProxy;
 
 /**
  * What the packaged service writes to its console when it loses the broker and recovers by itself: a broker restart,
- * then a broker that falls silent past the idle timeout, then a graceful stop. Each loss is one WARN line naming its
- * cause, with no stack trace and no ERROR anywhere, and a message sent after each recovery is applied.
+ * then a broker that falls silent past the idle timeout, then a connection reset (a broker killed), then a graceful
+ * stop. Each loss is one WARN line naming its cause, with no stack trace and no ERROR anywhere, and a message sent
+ * after each recovery is applied.
  */
 class BrokerOutageLogIT {
 
@@ -61,6 +62,12 @@ class BrokerOutageLogIT {
                 await("a new connection after the idle timeout").atMost(IDLE_TIMEOUT.multipliedBy(10))
                         .until(() -> broker.acceptedConnections() > connections && app.ready());
                 sendAndAwaitApplied(userId, 2);
+
+                int beforeReset = broker.acceptedConnections();
+                broker.resetOpenConnections(); // a broker killed: its host resets the connection
+                await("a new connection after the reset").atMost(Duration.ofSeconds(30))
+                        .until(() -> broker.acceptedConnections() > beforeReset && app.ready());
+                sendAndAwaitApplied(userId, 3);
             } finally {
                 app.terminate(Duration.ofSeconds(30));
             }
@@ -69,9 +76,12 @@ class BrokerOutageLogIT {
         assertTrue(lines.stream().anyMatch(line -> line.contains(" WARN ") && line.contains(
                 "Connection disconnected - local-idle-timeout expired; the connector reconnects")),
                 "the silent broker is reported, with its cause:\n" + String.join("\n", lines));
+        assertTrue(lines.stream().anyMatch(line -> line.contains(" WARN ") && line.contains(
+                "A network connection was reset by its peer (Connection reset): an AMQP broker that stopped")),
+                "the reset connection is reported:\n" + String.join("\n", lines));
         assertEquals(List.of(), lines.stream().filter(line -> line.contains(" ERROR ") || line.startsWith("\tat ")
                 || line.contains("Exception:")).toList(), "no error and no stack trace");
-        assertEquals(2, Ledger.grants(CONSUMER, userId), "each message applied once");
+        assertEquals(3, Ledger.grants(CONSUMER, userId), "each message applied once");
     }
 
     private static void sendAndAwaitApplied(long userId, int expected) {

@@ -64,6 +64,23 @@ public final class TcpProxy implements AutoCloseable {
         links.clear();
     }
 
+    /**
+     * Resets every open connection (a TCP RST to both ends, as when a peer process is killed and its host's kernel
+     * answers for it); new connections pass.
+     */
+    public synchronized void resetOpenConnections() {
+        for (Socket socket : sockets) {
+            try {
+                socket.setSoLinger(true, 0);
+            } catch (IOException e) {
+                // already closed
+            }
+            closeQuietly(socket);
+        }
+        sockets.clear();
+        links.clear();
+    }
+
     /** Holds every byte, in both directions, until {@link #thaw()}; connections stay open. */
     public void freeze() {
         frozen = true;
