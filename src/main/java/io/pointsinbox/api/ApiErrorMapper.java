@@ -5,7 +5,9 @@ import java.util.Locale;
 import javax.sql.DataSource;
 
 import jakarta.transaction.RollbackException;
+import jakarta.ws.rs.NotSupportedException;
 import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
 
 import org.hibernate.exception.JDBCConnectionException;
@@ -96,6 +98,15 @@ public class ApiErrorMapper {
     @ServerExceptionMapper
     public Response invalidParameter(UserPointsResource.InvalidParameterException e) {
         return ApiError.response(Response.Status.BAD_REQUEST, "invalid_parameter", e.parameter(), e.getMessage());
+    }
+
+    /** A body that is not declared as JSON: the client is told which header to fix and what it said. */
+    @ServerExceptionMapper
+    public Response unsupportedMediaType(NotSupportedException e, HttpHeaders headers) {
+        String type = headers.getHeaderString(HttpHeaders.CONTENT_TYPE);
+        return ApiError.response(Response.Status.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", "Content-Type",
+                "Content-Type: " + (type == null || type.isBlank() ? "missing" : type + " is not supported")
+                        + "; send the JSON as application/json");
     }
 
     @ServerExceptionMapper

@@ -194,7 +194,12 @@ class PointsMessageResourceTest extends InboxTestBase {
     @Test
     void wrongContentTypeIs415WithAJsonError() {
         given().contentType(ContentType.TEXT).body(grant(UUID.randomUUID(), 1, 1)).post("/messages/points-granted")
-                .then().statusCode(415).contentType(ContentType.JSON).body("error", equalTo("unsupported_media_type"));
+                .then().statusCode(415).contentType(ContentType.JSON).body("error", equalTo("unsupported_media_type"),
+                        "field", equalTo("Content-Type"), "message",
+                        startsWith("Content-Type: text/plain; charset=ISO-8859-1 is not supported; send the JSON as"
+                                + " application/json"));
+        given().body(grant(UUID.randomUUID(), 1, 1).getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                .post("/messages/points-granted").then().statusCode(415).body("field", equalTo("Content-Type"));
         assertEquals(0, Ledger.totalRows("inbox_message"), "nothing stored");
     }
 
