@@ -53,9 +53,10 @@ public final class BrokerDisconnectLogFilter implements Filter {
     public boolean isLoggable(LogRecord record) {
         if (VERTX_CONNECTION.equals(record.getLoggerName()) && record.getLevel().intValue() >= Level.SEVERE.intValue()
                 && isReset(record.getMessage())) {
-            rewrite(record, "A network connection was reset by its peer (" + record.getMessage() + "): an AMQP broker"
-                    + " that stopped without closing it, and the connector reconnects; or an HTTP client that went"
-                    + " away");
+            // The HTTP server handles its connections' failures itself (a client's reset logs nothing), so here the
+            // connection is one of the AMQP client's.
+            rewrite(record, "A connection was reset by its peer (" + record.getMessage() + "): the AMQP broker stopped"
+                    + " without closing it (killed, or its host lost); the connector reconnects");
             return true;
         }
         if (record.getLevel().intValue() < Level.SEVERE.intValue() || record.getLoggerName() == null

@@ -27,7 +27,8 @@ import io.vertx.proton.impl.ProtonConnectionImpl;
  * for the link credit, writes) private fields of vertx-amqp-client and vertx-proton, all registered for native images
  * below. Used by {@link OversizedDeliveries} (size bound and link credit of the inbound receiver) and
  * {@link BrokerConnectionWatch} (a connection left without its receiver link). Should a later version of those
- * libraries move a field, the view it serves is empty or the write is refused, never an exception; the callers say so.
+ * libraries move a field, the view it serves is empty or the write is refused, never an exception; OversizedDeliveries
+ * says so in a warning at start-up.
  * The right fix is upstream: a connector setting for the initial credit (SmallRye Reactive Messaging 4.36 adds
  * {@code initial-credits}) and one for the message size, and a receiver that reports a detached link as a failure.
  */

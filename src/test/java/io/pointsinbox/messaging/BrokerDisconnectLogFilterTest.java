@@ -66,9 +66,8 @@ class BrokerDisconnectLogFilterTest {
             assertTrue(filter.isLoggable(record), reset);
             assertEquals(org.jboss.logmanager.Level.WARN, record.getLevel(), reset);
             assertNull(record.getThrown(), "no stack trace: " + reset);
-            assertEquals("A network connection was reset by its peer (" + reset + "): an AMQP broker that stopped"
-                    + " without closing it, and the connector reconnects; or an HTTP client that went away",
-                    record.getFormattedMessage());
+            assertEquals("A connection was reset by its peer (" + reset + "): the AMQP broker stopped without closing"
+                    + " it (killed, or its host lost); the connector reconnects", record.getFormattedMessage());
         }
 
         ExtLogRecord other = new ExtLogRecord(org.jboss.logmanager.Level.ERROR, "Broken pipe",
