@@ -6,7 +6,6 @@ import java.util.logging.LogRecord;
 
 import org.jboss.logmanager.ExtLogRecord;
 
-import io.quarkus.logging.LoggingFilter;
 
 /**
  * Keeps the AMQP connector's reports of a lost broker connection to what they say. The connector logs a connection
@@ -20,12 +19,9 @@ import io.quarkus.logging.LoggingFilter;
  * that line is dropped. A broker killed (or its host lost) resets the connection instead, which Vert.x reports as a
  * bare ERROR "Connection reset", since the AMQP client handles no failure of its socket: that line becomes one WARN
  * saying what it means. Every other line of the connector, a failed TLS handshake or a refused link included, is left
- * as it is.
+ * as it is. Part of {@link ConsoleLogFilter}.
  */
-@LoggingFilter(name = BrokerDisconnectLogFilter.NAME)
-public final class BrokerDisconnectLogFilter implements Filter {
-
-    public static final String NAME = "points-broker-disconnect";
+final class BrokerDisconnectLogFilter implements Filter {
 
     private static final String CONNECTOR = "io.smallrye.reactive.messaging.amqp";
     /** "AMQP Connection failure" and "Unable to retrieve messages from AMQP, retrying...". */
@@ -55,8 +51,9 @@ public final class BrokerDisconnectLogFilter implements Filter {
                 && isReset(record.getMessage())) {
             // The HTTP server handles its connections' failures itself (a client's reset logs nothing), so here the
             // connection is one of the AMQP client's.
-            rewrite(record, "A connection was reset by its peer (" + record.getMessage() + "): the AMQP broker stopped"
-                    + " without closing it (killed, or its host lost); the connector reconnects");
+            ConsoleLogFilter.oneWarningLine(record, "A connection was reset by its peer (" + record.getMessage()
+                    + "): the AMQP broker stopped without closing it (killed, or its host lost); the connector"
+                    + " reconnects");
             return true;
         }
         if (record.getLevel().intValue() < Level.SEVERE.intValue() || record.getLoggerName() == null
@@ -72,7 +69,7 @@ public final class BrokerDisconnectLogFilter implements Filter {
         // The AMQP client's own words for a lost connection, with the broker's or the idle timeout's reason after
         // them ("Connection disconnected - local-idle-timeout expired").
         if ((failure || record.getMessage().contains(RECEIVER_RETRYING)) && cause.startsWith(DISCONNECTED)) {
-            oneWarningLine(record, cause);
+            withCause(record, cause);
         } else if (record.getMessage().contains(CONNECT_RETRYING) && "Disconnected".equals(cause)) {
             // A connection closed before the broker opened it: something between (a proxy, a sidecar) accepted it
             // while the broker was still away. Without one, the same attempt is refused and the client says nothing;
@@ -90,20 +87,8 @@ public final class BrokerDisconnectLogFilter implements Filter {
         return message != null && (message.equals("Connection reset") || message.endsWith("Connection reset by peer"));
     }
 
-    private static void oneWarningLine(LogRecord record, String cause) {
-        rewrite(record, (record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage()) + ": "
-                + cause + "; the connector reconnects");
-    }
-
-    /** Rewrites the record in place: the handlers after this filter see one WARN line and no stack trace. */
-    private static void rewrite(LogRecord record, String text) {
-        record.setLevel(org.jboss.logmanager.Level.WARN);
-        record.setThrown(null);
-        record.setParameters(null);
-        if (record instanceof ExtLogRecord ext) {
-            ext.setMessage(text, ExtLogRecord.FormatStyle.NO_FORMAT);
-        } else {
-            record.setMessage(text);
-        }
+    private static void withCause(LogRecord record, String cause) {
+        String text = record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage();
+        ConsoleLogFilter.oneWarningLine(record, text + ": " + cause + "; the connector reconnects");
     }
 }

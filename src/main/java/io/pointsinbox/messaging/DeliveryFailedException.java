@@ -1,16 +1,49 @@
 package io.pointsinbox.messaging;
 
+import java.sql.SQLException;
+import java.util.Optional;
+
+import jakarta.transaction.RollbackException;
+
 /**
  * A delivery whose processing failed, named: the message id, the consumer and the attempt, so that the connector's
  * error line ({@code SRMSG00200 ... has thrown an exception}) says which message was rolled back and handed back to
  * the broker, and why, with the failure as its cause. Only the text is new: the transaction has already been rolled
- * back for the failure it wraps.
+ * back for the failure it wraps. A failure that is the loss of the database connection says so in a few words
+ * ({@link #connectionLost()}), and {@link DeliveryFailureLogFilter} logs it as one warning line: a failover fails
+ * every delivery in flight at once, none of them a bug.
  */
 final class DeliveryFailedException extends RuntimeException {
 
+    private final boolean connectionLost;
+
     DeliveryFailedException(Object messageId, Object consumer, long attempt, Exception failure) {
+        this(messageId, consumer, attempt, failure, DatabaseConnectionLoss.in(failure));
+    }
+
+    private DeliveryFailedException(Object messageId, Object consumer, long attempt, Exception failure,
+            Optional<SQLException> connectionLoss) {
         super("Message " + messageId + " for consumer " + consumer + " failed on delivery attempt " + attempt
-                + ", rolled back and handed back to the broker: " + why(failure), failure, false, false);
+                + connectionLoss.map(loss -> what(failure, loss))
+                        .orElseGet(() -> ", rolled back and handed back to the broker: " + why(failure)),
+                failure, false, false);
+        this.connectionLost = connectionLoss.isPresent();
+    }
+
+    /** Whether the failure was the loss of the database connection, which the message's text then says. */
+    boolean connectionLost() {
+        return connectionLost;
+    }
+
+    private static String what(Exception failure, SQLException loss) {
+        if (failure instanceof RollbackException) {
+            // The commit was sent and its answer never came: PostgreSQL may have committed it before the loss.
+            return " and was handed back to the broker: the database connection was lost during the commit ("
+                    + DatabaseConnectionLoss.describe(loss) + "), which may have taken effect; if it did, the"
+                    + " redelivery is a duplicate";
+        }
+        return ", rolled back and handed back to the broker: the database connection was lost ("
+                + DatabaseConnectionLoss.describe(loss) + ")";
     }
 
     /** The failure, and its root cause when the failure's own text does not say it (a failed commit's does not). */
@@ -18,6 +51,13 @@ final class DeliveryFailedException extends RuntimeException {
         Throwable root = failure;
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
+        }
+        if (root == failure && failure.getSuppressed().length > 0) {
+            // A failed commit: Narayana adds the resource's failure as a suppressed exception, not as the cause.
+            root = failure.getSuppressed()[0];
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
         }
         String text = String.valueOf(failure);
         if (root == failure || root.getMessage() != null && text.contains(root.getMessage())) {

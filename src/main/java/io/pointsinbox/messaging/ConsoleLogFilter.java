@@ -1,0 +1,40 @@
+package io.pointsinbox.messaging;
+
+import java.util.logging.Filter;
+import java.util.logging.LogRecord;
+
+import org.jboss.logmanager.ExtLogRecord;
+
+import io.quarkus.logging.LoggingFilter;
+
+/**
+ * The console's filter ({@code quarkus.log.console.filter}; a handler takes one): what the libraries report of an
+ * event the service recovers from by itself becomes one WARN line naming it, with no stack trace, and everything
+ * else passes unchanged. The broker's side is {@link BrokerDisconnectLogFilter}, the database's side
+ * {@link DeliveryFailureLogFilter}.
+ */
+@LoggingFilter(name = ConsoleLogFilter.NAME)
+public final class ConsoleLogFilter implements Filter {
+
+    public static final String NAME = "points-inbox";
+
+    private final Filter broker = new BrokerDisconnectLogFilter();
+    private final Filter deliveries = new DeliveryFailureLogFilter();
+
+    @Override
+    public boolean isLoggable(LogRecord record) {
+        return broker.isLoggable(record) && deliveries.isLoggable(record);
+    }
+
+    /** Rewrites the record in place: the handlers after this filter see one WARN line and no stack trace. */
+    static void oneWarningLine(LogRecord record, String text) {
+        record.setLevel(org.jboss.logmanager.Level.WARN);
+        record.setThrown(null);
+        record.setParameters(null);
+        if (record instanceof ExtLogRecord ext) {
+            ext.setMessage(text, ExtLogRecord.FormatStyle.NO_FORMAT);
+        } else {
+            record.setMessage(text);
+        }
+    }
+}

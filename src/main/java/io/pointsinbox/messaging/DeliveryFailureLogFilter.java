@@ -1,0 +1,61 @@
+package io.pointsinbox.messaging;
+
+import java.util.logging.Filter;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+
+/**
+ * Keeps a delivery that failed because the database connection was lost to one warning line. A failover, a restarted
+ * PostgreSQL or a killed backend fails every delivery in flight at once (up to {@code POINTS_CONCURRENCY}), and each
+ * used to log the connector's {@code SRMSG00200} ERROR with some 120 lines of stack trace, beside Narayana's warning,
+ * with its own stack trace, that the rollback (or the commit) could not reach the closed connection: some 170 lines
+ * per message for an event the service recovers from by itself (the message goes back to the broker, the database is
+ * probed, consumption waits for it). Here:
+ * <ul>
+ * <li>{@code SRMSG00200} whose failure is a {@link DeliveryFailedException} that {@linkplain
+ * DeliveryFailedException#connectionLost() lost its connection} becomes one WARN line, that exception's text (the
+ * message, the consumer, the attempt and the driver's words with their SQL state), with no stack trace;</li>
+ * <li>Narayana's {@code ARJUNA016045} (a rollback failed) and {@code ARJUNA016039} (a one-phase commit failed) are
+ * dropped when their failure is the lost connection: the delivery's line says it.</li>
+ * </ul>
+ * Every other failure keeps its ERROR and its stack trace: that is what one needs for a failure that is a bug.
+ */
+final class DeliveryFailureLogFilter implements Filter {
+
+    /** The logger of SmallRye Reactive Messaging's "The method ... has thrown an exception". */
+    private static final String MESSAGING = "io.smallrye.reactive.messaging";
+    private static final String METHOD_FAILED = "SRMSG00200";
+    private static final String NARAYANA = "com.arjuna.ats";
+    private static final String ROLLBACK_FAILED = "ARJUNA016045";
+    private static final String ONE_PHASE_COMMIT_FAILED = "ARJUNA016039";
+
+    @Override
+    public boolean isLoggable(LogRecord record) {
+        String logger = record.getLoggerName();
+        if (logger == null || record.getMessage() == null || record.getThrown() == null
+                || record.getLevel().intValue() < Level.WARNING.intValue()) {
+            return true;
+        }
+        if (logger.startsWith(MESSAGING) && record.getMessage().contains(METHOD_FAILED)) {
+            DeliveryFailedException failure = deliveryFailure(record.getThrown());
+            if (failure != null && failure.connectionLost()) {
+                ConsoleLogFilter.oneWarningLine(record, failure.getMessage());
+            }
+            return true;
+        }
+        if (logger.startsWith(NARAYANA) && (record.getMessage().contains(ROLLBACK_FAILED)
+                || record.getMessage().contains(ONE_PHASE_COMMIT_FAILED))) {
+            return DatabaseConnectionLoss.in(record.getThrown()).isEmpty();
+        }
+        return true;
+    }
+
+    private static DeliveryFailedException deliveryFailure(Throwable thrown) {
+        for (Throwable t = thrown; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof DeliveryFailedException failure) {
+                return failure;
+            }
+        }
+        return null;
+    }
+}

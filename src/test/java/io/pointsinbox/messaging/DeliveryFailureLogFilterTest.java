@@ -1,0 +1,129 @@
+package io.pointsinbox.messaging;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.sql.SQLException;
+
+import javax.transaction.xa.XAException;
+
+import org.jboss.logmanager.ExtLogRecord;
+import org.junit.jupiter.api.Test;
+
+import jakarta.transaction.RollbackException;
+
+/**
+ * A delivery that failed because the database connection was lost is one WARN line saying so, Narayana's report of
+ * the same loss is dropped, and every other failure keeps its ERROR and its stack trace.
+ */
+class DeliveryFailureLogFilterTest {
+
+    private static final String KILLED = "FATAL: terminating connection due to administrator command";
+
+    private final ConsoleLogFilter filter = new ConsoleLogFilter();
+
+    @Test
+    void aStatementOnALostConnectionIsOneWarningLine() {
+        Exception failure = new RuntimeException("could not execute statement [" + KILLED + "] [insert into ...]",
+                new SQLException(KILLED, "57P01"));
+        ExtLogRecord record = methodFailed(new DeliveryFailedException("m-1", "points-ledger", 2, failure));
+
+        assertTrue(filter.isLoggable(record));
+        assertEquals(org.jboss.logmanager.Level.WARN, record.getLevel());
+        assertNull(record.getThrown(), "no stack trace");
+        assertEquals("Message m-1 for consumer points-ledger failed on delivery attempt 2, rolled back and handed back"
+                + " to the broker: the database connection was lost (SQL state 57P01: " + KILLED + ")",
+                record.getFormattedMessage());
+    }
+
+    @Test
+    void aCommitOnALostConnectionSaysItMayHaveTakenEffect() {
+        // Narayana's failed commit: the resource's failure is a suppressed exception, the driver's its cause.
+        XAException commit = new XAException("Error trying to transactionCommit local transaction: " + KILLED);
+        commit.initCause(new SQLException("An I/O error occurred while sending to the backend.", "08006"));
+        RollbackException failure = new RollbackException("ARJUNA016053: Could not commit transaction.");
+        failure.addSuppressed(commit);
+        ExtLogRecord record = methodFailed(new DeliveryFailedException("m-2", "points-ledger", 1, failure));
+
+        assertTrue(filter.isLoggable(record));
+        assertEquals(org.jboss.logmanager.Level.WARN, record.getLevel());
+        assertNull(record.getThrown());
+        assertEquals("Message m-2 for consumer points-ledger failed on delivery attempt 1 and was handed back to the"
+                + " broker: the database connection was lost during the commit (SQL state 08006: An I/O error"
+                + " occurred while sending to the backend.), which may have taken effect; if it did, the redelivery"
+                + " is a duplicate", record.getFormattedMessage());
+    }
+
+    @Test
+    void anyOtherFailureKeepsItsErrorAndItsStackTrace() {
+        DeliveryFailedException missingTable = new DeliveryFailedException("m-3", "points-ledger", 1,
+                new RuntimeException("could not execute statement", new SQLException("relation does not exist",
+                        "42P01")));
+        DeliveryFailedException bug = new DeliveryFailedException("m-4", "points-ledger", 1,
+                new IllegalStateException("a bug"));
+        for (DeliveryFailedException failure : new DeliveryFailedException[] { missingTable, bug }) {
+            ExtLogRecord record = methodFailed(failure);
+            assertTrue(filter.isLoggable(record));
+            assertEquals(org.jboss.logmanager.Level.ERROR, record.getLevel(), failure.getMessage());
+            assertSame(failure, record.getThrown(), "the stack trace stays: " + failure.getMessage());
+        }
+        assertFalse(missingTable.connectionLost());
+        assertTrue(missingTable.getMessage().endsWith("rolled back and handed back to the broker:"
+                + " java.lang.RuntimeException: could not execute statement (cause: java.sql.SQLException: relation"
+                + " does not exist)"), missingTable.getMessage());
+    }
+
+    @Test
+    void aFailedCommitNamesTheCauseNarayanaSuppressed() {
+        XAException commit = new XAException("Error trying to transactionCommit local transaction");
+        commit.initCause(new SQLException("could not serialize access", "40001"));
+        RollbackException failure = new RollbackException("ARJUNA016053: Could not commit transaction.");
+        failure.addSuppressed(commit);
+        DeliveryFailedException named = new DeliveryFailedException("m-5", "points-ledger", 1, failure);
+        assertFalse(named.connectionLost());
+        assertTrue(named.getMessage().endsWith("jakarta.transaction.RollbackException: ARJUNA016053: Could not"
+                + " commit transaction. (cause: java.sql.SQLException: could not serialize access)"),
+                named.getMessage());
+    }
+
+    @Test
+    void narayanasReportOfTheSameLossIsDropped() {
+        XAException rollback = new XAException("Error trying to transactionRollback local transaction: This"
+                + " connection has been closed.");
+        rollback.initCause(new SQLException("This connection has been closed.", "08003"));
+        assertFalse(filter.isLoggable(narayana("ARJUNA016045: attempted rollback of {0} ({1}) failed with exception"
+                + " code {2}", rollback)), "the delivery's own line says it");
+        XAException commit = new XAException("Error trying to transactionCommit local transaction: " + KILLED);
+        commit.initCause(new SQLException(KILLED, "57P01"));
+        assertFalse(filter.isLoggable(narayana("ARJUNA016039: onePhaseCommit on {0} ({1}) failed with exception {2}",
+                commit)));
+
+        XAException other = new XAException("Error trying to transactionRollback local transaction");
+        other.initCause(new SQLException("out of memory", "53200"));
+        ExtLogRecord kept = narayana("ARJUNA016045: attempted rollback of {0} ({1}) failed with exception code {2}",
+                other);
+        assertTrue(filter.isLoggable(kept), "another failure of a rollback is kept");
+        assertSame(other, kept.getThrown());
+    }
+
+    private static ExtLogRecord methodFailed(Throwable thrown) {
+        ExtLogRecord record = new ExtLogRecord(org.jboss.logmanager.Level.ERROR,
+                "SRMSG00200: The method %s has thrown an exception", ExtLogRecord.FormatStyle.PRINTF,
+                DeliveryFailureLogFilterTest.class.getName());
+        record.setLoggerName("io.smallrye.reactive.messaging.provider");
+        record.setParameters(new Object[] { "io.pointsinbox.messaging.PointsGrantedConsumer#onMessage" });
+        record.setThrown(thrown);
+        return record;
+    }
+
+    private static ExtLogRecord narayana(String message, Throwable thrown) {
+        ExtLogRecord record = new ExtLogRecord(org.jboss.logmanager.Level.WARN, message,
+                ExtLogRecord.FormatStyle.MESSAGE_FORMAT, DeliveryFailureLogFilterTest.class.getName());
+        record.setLoggerName("com.arjuna.ats.jta");
+        record.setThrown(thrown);
+        return record;
+    }
+}
