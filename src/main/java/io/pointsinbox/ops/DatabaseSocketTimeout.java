@@ -32,6 +32,10 @@ import io.pointsinbox.config.PointsConfig;
  * <p>
  * The bound is above the transaction timeout (checked at start-up), so that a statement waiting on a lock still ends
  * at the transaction timeout, cancelled on a connection that stays usable.
+ * <p>
+ * It replaces the bound of the connection's handshake, 10 s (the driver's {@code socketTimeout} in
+ * {@code application.properties}): the pool opens connections on one thread, which a database that never answers a
+ * handshake would otherwise hold for good.
  */
 @ApplicationScoped
 public class DatabaseSocketTimeout implements AgroalPoolInterceptor {
@@ -47,6 +51,12 @@ public class DatabaseSocketTimeout implements AgroalPoolInterceptor {
     @Override
     public void onConnectionCreate(Connection connection) {
         if (millis == 0) {
+            try {
+                // The handshake's bound (the driver's socketTimeout, application.properties) must not outlive it.
+                connection.setNetworkTimeout(Runnable::run, 0);
+            } catch (SQLException e) {
+                LOG.warnf("Could not lift the handshake's bound of a new database connection: %s", e.getMessage());
+            }
             return;
         }
         long seconds = Math.max(1, millis / 1000);

@@ -8,6 +8,7 @@ import static org.hamcrest.Matchers.oneOf;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -130,6 +131,37 @@ class SilentDatabaseTest extends InboxTestBase {
         post(body).statusCode(200).body("status", equalTo("duplicate_ignored"), "outcome", equalTo("processed"));
         assertEquals(8 + 25, Ledger.balance(CONSUMER, user), "the request applied once, by its retry");
         assertEquals(1, Ledger.inboxRows(CONSUMER, id), "one inbox row");
+    }
+
+    /**
+     * A database that accepts the next connection and never answers its handshake (a host frozen or cut off
+     * mid-failover, a proxy whose backend is gone), while the connections already open have gone silent. The pool
+     * opens its connections one at a time, on one thread: without a bound on the handshake that thread would wait for
+     * good, no connection could be opened again, and consumption would stay paused however soon the database
+     * answered again.
+     */
+    @Test
+    void aConnectionWhoseHandshakeIsNeverAnsweredDoesNotStopThePoolForGood() throws Exception {
+        long user = 43_000L + System.nanoTime() % 1_000;
+        UUID id = UUID.randomUUID();
+        MetricsDelta counted = MetricsDelta.start();
+        // The application's startup packet names it; the tests' own reads go to PostgreSQL directly.
+        PostgresTestDatabase.proxy().silenceNextConnectionSending("points-inbox".getBytes(StandardCharsets.US_ASCII));
+        PostgresTestDatabase.proxy().silenceOpenConnections();
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.sendText(grant(id, user, 7));
+        }
+
+        await("applied over a connection opened after the silent one").atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> Ledger.inboxRows(CONSUMER, id) == 1
+                        && ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) == 0);
+        assertTrue(PostgresTestDatabase.proxy().trapSprung(), "a connection's handshake went unanswered");
+        assertEquals(7, Ledger.balance(CONSUMER, user), "applied once");
+        assertEquals(1, counted.messages(CONSUMER, "processed"));
+        assertEquals(0, deadLettered(), "nothing dead-lettered");
+        await("ready again").atMost(Duration.ofSeconds(30))
+                .until(() -> given().get("/q/health/ready").statusCode() == 200);
     }
 
     private static io.restassured.response.ValidatableResponse post(String body) {

@@ -115,6 +115,11 @@ public final class TcpProxy implements AutoCloseable {
         trap = patterns;
     }
 
+    /** Whether the connection set by {@link #silenceNextConnectionSending} has come and been silenced. */
+    public synchronized boolean trapSprung() {
+        return trap == null;
+    }
+
     /** Connections accepted since the proxy was created. */
     public int acceptedConnections() {
         return accepted.get();
