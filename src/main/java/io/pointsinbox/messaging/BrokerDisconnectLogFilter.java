@@ -6,7 +6,6 @@ import java.util.logging.LogRecord;
 
 import org.jboss.logmanager.ExtLogRecord;
 
-
 /**
  * Keeps the AMQP connector's reports of a lost broker connection to what they say. The connector logs a connection
  * that the broker closed (a broker restart, a rolling update of the broker) or that fell silent past the idle
