@@ -7,6 +7,7 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -149,6 +150,33 @@ class SilentBrokerTest extends InboxTestBase {
                         && ArtemisTestResource.pending(ArtemisTestResource.ADDRESS) == 0);
         workload.assertInvariantHolds(CONSUMER);
         assertEquals(workload.unique(), counted.messages(CONSUMER, "processed"), "each id processed once");
+    }
+
+    /**
+     * A reconnection whose opening the broker never answers (a broker hung, or gone behind a proxy that still accepts
+     * connections), after the connection it replaces fell silent. The idle timeout counts only once a connection is
+     * open, so without a bound on the socket's reads the connector would wait on that opening for good, and only a
+     * restart of the pod would bring consumption back.
+     */
+    @Test
+    void aReconnectionWhoseOpeningIsNeverAnsweredIsLeftAndTriedAgain() throws Exception {
+        awaitConsuming();
+        long user = 33_000L + System.nanoTime() % 1_000;
+        // Every AMQP connection starts with the protocol header ("AMQP" and the version: SASL here).
+        BrokerProxy.proxy().silenceNextConnectionSending("AMQP".getBytes(StandardCharsets.US_ASCII));
+        BrokerProxy.proxy().silenceOpenConnections();
+        await("a reconnection's opening unanswered").atMost(Duration.ofSeconds(30))
+                .until(() -> BrokerProxy.proxy().trapSprung());
+
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.sendText(grant(UUID.randomUUID(), user, 4));
+        }
+        // The opening is left after twice the idle timeout; the watch would call the channel stuck (and take liveness
+        // down) only once the broker had accepted its own connections for 10 s, on checks 5 s apart.
+        await("applied over the next connection").atMost(Duration.ofSeconds(15))
+                .pollInterval(Duration.ofMillis(100)).until(() -> Ledger.balance(CONSUMER, user) == 4);
+        given().get("/q/health/live").then().statusCode(200);
+        await("ready").atMost(Duration.ofSeconds(10)).until(() -> given().get("/q/health/ready").statusCode() == 200);
     }
 
     private static void awaitConsuming() {
