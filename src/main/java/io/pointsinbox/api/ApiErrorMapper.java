@@ -1,6 +1,7 @@
 package io.pointsinbox.api;
 
 import java.util.Locale;
+import java.util.UUID;
 
 import javax.sql.DataSource;
 
@@ -10,12 +11,14 @@ import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
 
+import org.hibernate.JDBCException;
 import org.hibernate.exception.JDBCConnectionException;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 import io.pointsinbox.config.PointsConfig;
 import io.pointsinbox.contract.InvalidEnvelopeException;
+import io.pointsinbox.ops.DatabaseConnectionLoss;
 import io.pointsinbox.ops.IdleConnections;
 import io.pointsinbox.ops.InboxMetrics;
 
@@ -72,6 +75,27 @@ public class ApiErrorMapper {
      */
     @ServerExceptionMapper
     public Response databaseUnavailable(JDBCConnectionException e) {
+        return unavailable(e);
+    }
+
+    /**
+     * A statement that failed because its connection was lost is the outage above, though Hibernate counts only SQL
+     * state class 08 as one: a restarted or failed-over PostgreSQL ends its sessions with 57P01 ("terminating
+     * connection due to administrator command"). Any other failure of a statement is the service's: a 500 naming an
+     * error id, logged with its stack trace under that id. Either way the transaction was rolled back.
+     */
+    @ServerExceptionMapper
+    public Response statementFailed(JDBCException e) {
+        if (DatabaseConnectionLoss.in(e).isPresent()) {
+            return unavailable(e);
+        }
+        String errorId = UUID.randomUUID().toString();
+        LOG.errorf(e, "Request failed on a database statement, answered 500 (error id %s)", errorId);
+        return ApiError.response(Response.Status.INTERNAL_SERVER_ERROR, "internal_error", null,
+                "the request failed on the database and nothing of it was applied (error id " + errorId + ")");
+    }
+
+    private Response unavailable(Exception e) {
         LOG.warnf("Database unreachable, answered 503: %s", e.getMessage());
         IdleConnections.discard(dataSource);
         return retryLater("database_unavailable", DATABASE_UNAVAILABLE);

@@ -28,6 +28,7 @@ import org.jboss.logging.Logger;
 
 import io.pointsinbox.config.Durations;
 import io.pointsinbox.config.PointsConfig;
+import io.pointsinbox.ops.DatabaseConnectionLoss;
 import io.pointsinbox.ops.IdleConnections;
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.runtime.ShutdownEvent;
@@ -181,7 +182,7 @@ public class ConsumptionSwitch {
      * of a message's attempts on fast failures (a refused connection) before the probe had closed the gate.
      */
     void awaitDatabaseVerdict(Throwable failure) {
-        if (IdleConnections.lostConnection(failure)) {
+        if (DatabaseConnectionLoss.in(failure).isPresent()) {
             // The connection it used was lost: the pool's idle ones may lead to the same dead end.
             IdleConnections.discard(dataSource);
         }

@@ -1,9 +1,10 @@
 package io.pointsinbox.messaging;
 
-import java.sql.SQLException;
 import java.util.Optional;
 
 import jakarta.transaction.RollbackException;
+
+import io.pointsinbox.ops.DatabaseConnectionLoss;
 
 /**
  * A delivery whose processing failed, named: the message id, the consumer and the attempt, so that the connector's
@@ -22,7 +23,7 @@ final class DeliveryFailedException extends RuntimeException {
     }
 
     private DeliveryFailedException(Object messageId, Object consumer, long attempt, Exception failure,
-            Optional<SQLException> connectionLoss) {
+            Optional<Throwable> connectionLoss) {
         super("Message " + messageId + " for consumer " + consumer + " failed on delivery attempt " + attempt
                 + connectionLoss.map(loss -> what(failure, loss))
                         .orElseGet(() -> ", rolled back and handed back to the broker: " + why(failure)),
@@ -35,7 +36,7 @@ final class DeliveryFailedException extends RuntimeException {
         return connectionLost;
     }
 
-    private static String what(Exception failure, SQLException loss) {
+    private static String what(Exception failure, Throwable loss) {
         if (failure instanceof RollbackException) {
             // The commit was sent and its answer never came: PostgreSQL may have committed it before the loss.
             return " and was handed back to the broker: the database connection was lost during the commit ("

@@ -4,6 +4,8 @@ import java.util.logging.Filter;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 
+import io.pointsinbox.ops.DatabaseConnectionLoss;
+
 /**
  * Keeps a delivery that failed because the database connection was lost to one warning line. A failover, a restarted
  * PostgreSQL or a killed backend fails every delivery in flight at once (up to {@code POINTS_CONCURRENCY}), and each

@@ -1,9 +1,5 @@
 package io.pointsinbox.ops;
 
-import java.net.SocketException;
-import java.net.SocketTimeoutException;
-import java.sql.SQLException;
-
 import javax.sql.DataSource;
 
 import io.agroal.api.AgroalDataSource;
@@ -17,21 +13,6 @@ import io.agroal.api.AgroalDataSource;
 public final class IdleConnections {
 
     private IdleConnections() {
-    }
-
-    /**
-     * Whether a failure comes from a lost database connection: a read that timed out, a broken socket, or a driver
-     * error of SQLSTATE class 08 (connection exception), anywhere in its causes.
-     */
-    public static boolean lostConnection(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
-            if (cause instanceof SocketTimeoutException || cause instanceof SocketException
-                    || cause instanceof SQLException sql && sql.getSQLState() != null
-                            && sql.getSQLState().startsWith("08")) {
-                return true;
-            }
-        }
-        return false;
     }
 
     public static void discard(DataSource dataSource) {

@@ -6,9 +6,19 @@ import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.nullValue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 
@@ -17,6 +27,8 @@ import io.pointsinbox.support.Ledger;
 import io.pointsinbox.support.PostgresTestDatabase;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
+import io.restassured.response.ExtractableResponse;
+import io.restassured.response.Response;
 import io.restassured.response.ValidatableResponse;
 
 /** The HTTP API while PostgreSQL does not answer: a 503 the client can retry, and a retry applied once. */
@@ -45,6 +57,57 @@ class DatabaseOutageHttpTest extends InboxTestBase {
         given().get("/users/7301/points").then().statusCode(200).body("balance", equalTo(25));
         assertEquals(1, Ledger.inboxRows(CONSUMER, id), "one inbox row");
         assertEquals(25, Ledger.balance(CONSUMER, 7_301), "applied once");
+    }
+
+    /**
+     * A failover or a restarted PostgreSQL ends every session of the service ("terminating connection due to
+     * administrator command", SQL state 57P01): the requests in flight, and those that next take a pooled connection,
+     * get a 503 to retry, never a 500, and every retried grant is applied once. Eight clients, more than the cores,
+     * each retry on 503 while the backends are terminated again and again.
+     */
+    @Test
+    void killedDatabaseSessionsAreA503ToRetryAndEveryRetryIsAppliedOnce() throws Exception {
+        long user = 7_400L + System.nanoTime() % 500;
+        int clients = 8;
+        int perClient = 40;
+        ConcurrentMap<Integer, AtomicInteger> statuses = new ConcurrentHashMap<>();
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        List<Future<?>> sending = new ArrayList<>();
+        for (int c = 0; c < clients; c++) {
+            sending.add(pool.submit(() -> {
+                for (int i = 0; i < perClient; i++) {
+                    String body = grant(UUID.randomUUID(), user, 1);
+                    for (int attempt = 1;; attempt++) {
+                        ExtractableResponse<Response> response = post(body).extract();
+                        statuses.computeIfAbsent(response.statusCode(), k -> new AtomicInteger()).incrementAndGet();
+                        if (response.statusCode() != 503) {
+                            break;
+                        }
+                        assertEquals("5", response.header("Retry-After"));
+                        assertTrue(List.of("database_unavailable", "transaction_rolled_back")
+                                .contains(response.jsonPath().getString("error")), response.asString());
+                        assertTrue(attempt < 20, "a grant still refused after 20 attempts");
+                    }
+                }
+                return null;
+            }));
+        }
+        long killed = 0;
+        while (sending.stream().anyMatch(f -> !f.isDone())) {
+            killed += Ledger.single("select count(pg_terminate_backend(pid)) from pg_stat_activity"
+                    + " where application_name = 'points-inbox' and datname = current_database()");
+            Thread.sleep(150);
+        }
+        pool.shutdown();
+        for (Future<?> f : sending) {
+            f.get();
+        }
+
+        assertTrue(killed > 0, "the application's sessions were terminated");
+        assertEquals(Set.of(200, 503), statuses.keySet(), "only 200 and 503 (retried), never a 500: " + statuses);
+        assertEquals(clients * perClient, statuses.get(200).get(), "one 200 per grant: " + statuses);
+        assertEquals(clients * perClient, Ledger.balance(CONSUMER, user), "every grant applied once");
+        assertEquals(clients * perClient, Ledger.grants(CONSUMER, user), "one ledger entry per grant");
     }
 
     private static ValidatableResponse post(String body) {

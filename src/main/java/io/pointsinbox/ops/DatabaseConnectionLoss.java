@@ -1,0 +1,79 @@
+package io.pointsinbox.ops;
+
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.sql.SQLException;
+import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.IdentityHashMap;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Tells a failure that is the loss of the database connection (a failover, a restarted or killed backend, a network
+ * cut, a database that fell silent) from the others: a read that timed out, a broken socket, or an exception of the
+ * PostgreSQL driver with SQL state class {@code 08} (connection exception: {@code 08006} an I/O error, {@code 08003}
+ * a connection already closed, {@code 08001} a connection refused) or {@code 57P01}-{@code 57P03} (the server shutting
+ * down, as a restart or a failover does, crashed, or not accepting connections yet). The failure is searched through
+ * its causes and its suppressed exceptions: a failed commit carries the driver's exception as a suppressed one.
+ * <p>
+ * One more: the pool's refusal to enlist a connection in the transaction ({@code Failed to enlist ...}). The pool hands
+ * out a connection whose session the database has just ended; starting the transaction on it fails, and the pool
+ * reports that without the driver's exception. With one datasource, nothing else makes an enlistment fail, and
+ * nothing of the transaction has run yet.
+ */
+public final class DatabaseConnectionLoss {
+
+    /** Agroal's words when the transaction manager refused its connection. */
+    private static final String FAILED_ENLISTMENT = "Failed to enlist";
+
+    private DatabaseConnectionLoss() {
+    }
+
+    /** The exception that says the connection was lost, if this failure is one. */
+    public static Optional<Throwable> in(Throwable failure) {
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        Deque<Throwable> next = new ArrayDeque<>();
+        if (failure != null) {
+            next.add(failure);
+        }
+        while (!next.isEmpty() && seen.size() < 64) {
+            Throwable current = next.poll();
+            if (!seen.add(current)) {
+                continue;
+            }
+            boolean lost = current instanceof SQLException sql
+                    && (isConnectionLoss(sql.getSQLState()) || isFailedEnlistment(sql));
+            if (lost || current instanceof SocketTimeoutException || current instanceof SocketException) {
+                return Optional.of(current);
+            }
+            if (current.getCause() != null) {
+                next.add(current.getCause());
+            }
+            for (Throwable suppressed : current.getSuppressed()) {
+                next.add(suppressed);
+            }
+        }
+        return Optional.empty();
+    }
+
+    static boolean isConnectionLoss(String sqlState) {
+        return sqlState != null && (sqlState.startsWith("08") || sqlState.equals("57P01") || sqlState.equals("57P02")
+                || sqlState.equals("57P03"));
+    }
+
+    private static boolean isFailedEnlistment(SQLException e) {
+        return e.getSQLState() == null && e.getCause() == null && e.getMessage() != null
+                && e.getMessage().startsWith(FAILED_ENLISTMENT);
+    }
+
+    /** "SQL state 57P01: FATAL: terminating connection due to administrator command", or the socket's failure. */
+    public static String describe(Throwable loss) {
+        if (loss instanceof SQLException sql && sql.getSQLState() == null) {
+            return "the pool could not start the transaction on its connection: " + sql.getMessage();
+        }
+        return loss instanceof SQLException sql ? "SQL state " + sql.getSQLState() + ": " + sql.getMessage()
+                : loss.toString();
+    }
+}
