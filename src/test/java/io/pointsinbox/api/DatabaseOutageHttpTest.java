@@ -94,8 +94,7 @@ class DatabaseOutageHttpTest extends InboxTestBase {
         }
         long killed = 0;
         while (sending.stream().anyMatch(f -> !f.isDone())) {
-            killed += Ledger.single("select count(pg_terminate_backend(pid)) from pg_stat_activity"
-                    + " where application_name = 'points-inbox' and datname = current_database()");
+            killed += Ledger.endServiceSessions();
             Thread.sleep(150);
         }
         pool.shutdown();

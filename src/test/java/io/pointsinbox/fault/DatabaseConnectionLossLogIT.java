@@ -42,14 +42,7 @@ class DatabaseConnectionLossLogIT {
         Path log = SERVICES.log("service.log");
         AppProcess app = AppProcess.startReady(SERVICES.environment(), log);
         try {
-            long killed = 0;
-            for (int wave = 1; wave <= 3; wave++) {
-                int threshold = workload.unique() * wave / 5;
-                await("wave " + wave).atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
-                        .until(() -> Ledger.inboxRows(CONSUMER) >= threshold);
-                killed += Ledger.single("select count(pg_terminate_backend(pid)) from pg_stat_activity"
-                        + " where application_name = 'points-inbox' and datname = current_database()");
-            }
+            long killed = Ledger.endServiceSessionsInWaves(CONSUMER, workload.unique());
             assertTrue(killed > 0, "the application's backends were terminated");
             await("drained").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200))
                     .until(() -> Ledger.inboxRows(CONSUMER) == workload.unique()

@@ -1,10 +1,13 @@
 package io.pointsinbox.support;
 
+import static org.awaitility.Awaitility.await;
+
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 
 import org.eclipse.microprofile.config.ConfigProvider;
 
@@ -44,6 +47,27 @@ public final class Ledger {
     public static long backendsWaitingOnLocks() {
         return single("select count(*) from pg_stat_activity where datname = current_database()"
                 + " and wait_event_type = 'Lock'");
+    }
+
+    /**
+     * Ends every session of the service (its pool's connections, named {@code points-inbox}) on this test database, as
+     * a restart or a failover of PostgreSQL does; returns how many.
+     */
+    public static long endServiceSessions() {
+        return single("select count(pg_terminate_backend(pid)) from pg_stat_activity"
+                + " where application_name = 'points-inbox' and datname = current_database()");
+    }
+
+    /** Ends the service's sessions three times: once a fifth, two fifths and three fifths of {@code unique} applied. */
+    public static long endServiceSessionsInWaves(String consumer, int unique) {
+        long ended = 0;
+        for (int wave = 1; wave <= 3; wave++) {
+            int threshold = unique * wave / 5;
+            await("wave " + wave).atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> inboxRows(consumer) >= threshold);
+            ended += endServiceSessions();
+        }
+        return ended;
     }
 
     public static long single(String sql) {
