@@ -9,10 +9,10 @@ import io.pointsinbox.ops.DatabaseConnectionLoss;
 /**
  * Keeps a delivery that failed because the database connection was lost to one warning line. A failover, a restarted
  * PostgreSQL or a killed backend fails every delivery in flight at once (up to {@code POINTS_CONCURRENCY}), and each
- * used to log the connector's {@code SRMSG00200} ERROR with some 120 lines of stack trace, beside Narayana's warning,
+ * would log the connector's {@code SRMSG00200} ERROR with some 120 lines of stack trace, beside Narayana's warning,
  * with its own stack trace, that the rollback (or the commit) could not reach the closed connection: some 170 lines
  * per message for an event the service recovers from by itself (the message goes back to the broker, the database is
- * probed, consumption waits for it). Here:
+ * probed, consumption waits for it). So:
  * <ul>
  * <li>{@code SRMSG00200} whose failure is a {@link DeliveryFailedException} that {@linkplain
  * DeliveryFailedException#connectionLost() lost its connection} becomes one WARN line, that exception's text (the
