@@ -68,37 +68,25 @@ public class ApiErrorMapper {
     }
 
     /**
-     * The database does not answer (no connection within the pool's acquisition timeout, or one lost mid-request):
-     * a 503 the client can retry. A message sent again with the same messageId is never applied twice, even if
-     * this attempt's commit did reach the database. The pool's idle connections are closed ({@link IdleConnections}),
-     * so that the retry does not meet the same dead end.
-     */
-    @ServerExceptionMapper
-    public Response databaseUnavailable(JDBCConnectionException e) {
-        return unavailable(e);
-    }
-
-    /**
-     * A statement that failed because its connection was lost is the outage above, though Hibernate counts only SQL
-     * state class 08 as one: a restarted or failed-over PostgreSQL ends its sessions with 57P01 ("terminating
-     * connection due to administrator command"). Any other failure of a statement is the service's: a 500 naming an
-     * error id, logged with its stack trace under that id. Either way the transaction was rolled back.
+     * The database does not answer (no connection within the pool's acquisition timeout, or one lost mid-request,
+     * whether Hibernate saw SQL state class 08 or the driver said 57P01, "terminating connection due to administrator
+     * command", as a restarted or failed-over PostgreSQL does): a 503 the client can retry. A message sent again with
+     * the same messageId is never applied twice, even if this attempt's commit did reach the database. The pool's idle
+     * connections are closed ({@link IdleConnections}), so that the retry does not meet the same dead end. Any other
+     * failure of a statement is the service's: a 500 naming an error id, logged with its stack trace under that id.
+     * Either way the transaction was rolled back.
      */
     @ServerExceptionMapper
     public Response statementFailed(JDBCException e) {
-        if (DatabaseConnectionLoss.in(e).isPresent()) {
-            return unavailable(e);
+        if (e instanceof JDBCConnectionException || DatabaseConnectionLoss.in(e).isPresent()) {
+            LOG.warnf("Database unreachable, answered 503: %s", e.getMessage());
+            IdleConnections.discard(dataSource);
+            return retryLater("database_unavailable", DATABASE_UNAVAILABLE);
         }
         String errorId = UUID.randomUUID().toString();
         LOG.errorf(e, "Request failed on a database statement, answered 500 (error id %s)", errorId);
         return ApiError.response(Response.Status.INTERNAL_SERVER_ERROR, "internal_error", null,
                 "the request failed on the database and nothing of it was applied (error id " + errorId + ")");
-    }
-
-    private Response unavailable(Exception e) {
-        LOG.warnf("Database unreachable, answered 503: %s", e.getMessage());
-        IdleConnections.discard(dataSource);
-        return retryLater("database_unavailable", DATABASE_UNAVAILABLE);
     }
 
     /**

@@ -49,21 +49,23 @@ final class DeliveryFailedException extends RuntimeException {
 
     /** The failure, and its root cause when the failure's own text does not say it (a failed commit's does not). */
     private static String why(Exception failure) {
-        Throwable root = failure;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
+        Throwable root = root(failure);
         if (root == failure && failure.getSuppressed().length > 0) {
             // A failed commit: Narayana adds the resource's failure as a suppressed exception, not as the cause.
-            root = failure.getSuppressed()[0];
-            while (root.getCause() != null && root.getCause() != root) {
-                root = root.getCause();
-            }
+            root = root(failure.getSuppressed()[0]);
         }
         String text = String.valueOf(failure);
         if (root == failure || root.getMessage() != null && text.contains(root.getMessage())) {
             return text;
         }
         return text + " (cause: " + root + ")";
+    }
+
+    private static Throwable root(Throwable failure) {
+        Throwable root = failure;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root;
     }
 }

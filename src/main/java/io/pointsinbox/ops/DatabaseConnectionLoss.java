@@ -58,7 +58,7 @@ public final class DatabaseConnectionLoss {
         return Optional.empty();
     }
 
-    static boolean isConnectionLoss(String sqlState) {
+    private static boolean isConnectionLoss(String sqlState) {
         return sqlState != null && (sqlState.startsWith("08") || sqlState.equals("57P01") || sqlState.equals("57P02")
                 || sqlState.equals("57P03"));
     }
