@@ -4,9 +4,12 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import org.jboss.logging.Logger;
+
+import org.postgresql.PGConnection;
 
 import io.agroal.api.AgroalPoolInterceptor;
 import io.pointsinbox.config.PointsConfig;
@@ -36,6 +39,10 @@ import io.pointsinbox.config.PointsConfig;
  * It replaces the bound of the connection's handshake, 10 s (the driver's {@code socketTimeout} in
  * {@code application.properties}): the pool opens connections on one thread, which a database that never answers a
  * handshake would otherwise hold for good.
+ * <p>
+ * While a virtual thread holds a connection (each delivery on Java 21 and later), its socket has no timeout and
+ * {@link HeldConnections} enforces the bound instead, from a platform thread: a timed read costs a virtual thread
+ * far more than an untimed one.
  */
 @ApplicationScoped
 public class DatabaseSocketTimeout implements AgroalPoolInterceptor {
@@ -43,9 +50,69 @@ public class DatabaseSocketTimeout implements AgroalPoolInterceptor {
     private static final Logger LOG = Logger.getLogger(DatabaseSocketTimeout.class);
 
     private final int millis;
+    private final HeldConnections held;
 
     DatabaseSocketTimeout(PointsConfig points) {
         this.millis = (int) Math.min(Integer.MAX_VALUE, points.databaseSocketTimeout().toMillis());
+        this.held = new HeldConnections(millis);
+    }
+
+    @Override
+    public void onConnectionAcquire(Connection connection) {
+        if (millis == 0) {
+            return;
+        }
+        Connection driver = driverConnection(connection);
+        if (driver == null) {
+            return;
+        }
+        // The driver's own connection: the pool's wrapper would mark the setting for a reset it does not need.
+        try {
+            if (HeldConnections.onVirtualThread()) {
+                if (driver.getNetworkTimeout() != 0) {
+                    driver.setNetworkTimeout(Runnable::run, 0);
+                }
+                held.taken(driver);
+            } else if (driver.getNetworkTimeout() != millis) {
+                driver.setNetworkTimeout(Runnable::run, millis);
+            }
+        } catch (SQLException e) {
+            // Only a closed connection refuses it, and its first statement fails anyway.
+            LOG.debugf("Could not set the wait bound of a database connection: %s", e.getMessage());
+        }
+    }
+
+    @Override
+    public void onConnectionReturn(Connection connection) {
+        forget(connection);
+    }
+
+    @Override
+    public void onConnectionDestroy(Connection connection) {
+        forget(connection);
+    }
+
+    private void forget(Connection connection) {
+        if (millis != 0 && held.held() > 0) {
+            Connection driver = driverConnection(connection);
+            if (driver != null) {
+                held.given(driver);
+            }
+        }
+    }
+
+    /** The driver's connection behind the pool's wrapper, or null if it is not PostgreSQL's. */
+    private static Connection driverConnection(Connection connection) {
+        try {
+            return connection.unwrap(PGConnection.class) instanceof Connection driver ? driver : null;
+        } catch (SQLException e) {
+            return null;
+        }
+    }
+
+    @PreDestroy
+    void stop() {
+        held.stop();
     }
 
     @Override
