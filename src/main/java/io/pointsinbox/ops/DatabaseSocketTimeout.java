@@ -15,11 +15,12 @@ import io.agroal.api.AgroalPoolInterceptor;
 import io.pointsinbox.config.PointsConfig;
 
 /**
- * Bounds every read of every database connection by {@code points.database-socket-timeout}, set once when the pool
- * opens the connection. A database that falls silent without closing anything (its node lost, a network partition)
- * otherwise holds each statement sent to it until the kernel gives up retransmitting, about 15 minutes with Linux's
- * defaults: the transaction timeout rolls the transaction back but cannot wake a thread blocked on the socket, so
- * every worker stays stuck and nothing is consumed. Past the bound the driver closes the connection, the statement
+ * Bounds every wait on the database by {@code points.database-socket-timeout}: each read of a connection's socket
+ * while a platform thread holds it, and the whole hold of a connection by a virtual thread (below). A database that
+ * falls silent without closing anything (its node lost, a network partition) otherwise holds each statement sent to
+ * it until the kernel gives up retransmitting, about 15 minutes with Linux's defaults: the transaction timeout rolls
+ * the transaction back but cannot wake a thread blocked on the socket, so every worker stays stuck and nothing is
+ * consumed. Past the bound the driver closes the connection, the statement
  * fails, the delivery is handed back, and the next connection the pool opens reaches whatever answers now (a new
  * primary behind the same address).
  * <p>
