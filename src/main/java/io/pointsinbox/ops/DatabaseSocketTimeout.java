@@ -20,9 +20,8 @@ import io.pointsinbox.config.PointsConfig;
  * falls silent without closing anything (its node lost, a network partition) otherwise holds each statement sent to
  * it until the kernel gives up retransmitting, about 15 minutes with Linux's defaults: the transaction timeout rolls
  * the transaction back but cannot wake a thread blocked on the socket, so every worker stays stuck and nothing is
- * consumed. Past the bound the driver closes the connection, the statement
- * fails, the delivery is handed back, and the next connection the pool opens reaches whatever answers now (a new
- * primary behind the same address).
+ * consumed. Past the bound the connection is closed, the statement fails, the delivery is handed back, and the next
+ * connection the pool opens reaches whatever answers now (a new primary behind the same address).
  * <p>
  * The database gets the same bound the other way round. A connection the service gave up on may still have a session
  * on the database, inside a transaction that holds row locks, or waiting on such a lock (a network partition, with the
