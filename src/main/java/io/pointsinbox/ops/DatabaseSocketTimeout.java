@@ -55,6 +55,9 @@ public class DatabaseSocketTimeout implements AgroalPoolInterceptor {
     DatabaseSocketTimeout(PointsConfig points) {
         this.millis = (int) Math.min(Integer.MAX_VALUE, points.databaseSocketTimeout().toMillis());
         this.held = new HeldConnections(millis);
+        if (millis > 0 && Runtime.version().feature() >= 21) {
+            held.startWatch();
+        }
     }
 
     @Override

@@ -64,7 +64,8 @@ final class HeldConnections {
         return takenAt.size();
     }
 
-    private synchronized void startWatch() {
+    /** Starts the watch now, from a platform thread, rather than from the first virtual thread that takes one. */
+    synchronized void startWatch() {
         if (watch != null) {
             return;
         }
