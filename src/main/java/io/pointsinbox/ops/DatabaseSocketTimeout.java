@@ -87,7 +87,16 @@ public class DatabaseSocketTimeout implements AgroalPoolInterceptor {
 
     @Override
     public void onConnectionReturn(Connection connection) {
-        forget(connection);
+        Connection driver = forget(connection);
+        if (driver != null) {
+            // Back in the pool with its bound on the socket, as every idle connection: the pool's background
+            // validation, or a validation on the next borrow, must not wait on a silent database without one.
+            try {
+                driver.setNetworkTimeout(Runnable::run, millis);
+            } catch (SQLException e) {
+                LOG.debugf("Could not restore the wait bound of a database connection: %s", e.getMessage());
+            }
+        }
     }
 
     @Override
@@ -95,13 +104,13 @@ public class DatabaseSocketTimeout implements AgroalPoolInterceptor {
         forget(connection);
     }
 
-    private void forget(Connection connection) {
-        if (millis != 0 && held.held() > 0) {
-            Connection driver = driverConnection(connection);
-            if (driver != null) {
-                held.given(driver);
-            }
+    /** The driver's connection if a virtual thread held it until now, else null. */
+    private Connection forget(Connection connection) {
+        if (millis == 0 || held.held() == 0) {
+            return null;
         }
+        Connection driver = driverConnection(connection);
+        return driver != null && held.given(driver) ? driver : null;
     }
 
     /** The driver's connection behind the pool's wrapper, or null if it is not PostgreSQL's. */

@@ -55,9 +55,9 @@ final class HeldConnections {
         }
     }
 
-    /** {@code connection} went back to the pool, or out of it. */
-    void given(Connection connection) {
-        takenAt.remove(connection);
+    /** {@code connection} went back to the pool, or out of it: whether a virtual thread had held it. */
+    boolean given(Connection connection) {
+        return takenAt.remove(connection) != null;
     }
 
     int held() {

@@ -2,6 +2,7 @@ package io.pointsinbox.ops;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -31,6 +32,7 @@ class HeldConnectionsTest {
         held.closeOverdue();
         assertEquals(1, aborts.get(), "past the bound, aborted once");
         assertEquals(0, held.held());
+        assertFalse(held.given(connection), "forgotten once aborted: its bound is not restored on return");
     }
 
     @Test
@@ -41,8 +43,8 @@ class HeldConnectionsTest {
         held.taken(returned);
         held.taken(retaken);
         Thread.sleep(80);
-        held.given(returned);
-        held.given(retaken);
+        assertTrue(held.given(returned), "a virtual thread held it: its socket bound is restored on return");
+        assertTrue(held.given(retaken));
         held.taken(retaken);
         held.closeOverdue();
         assertEquals(0, aborts.get(), "the one given back, and the one taken again just now");
