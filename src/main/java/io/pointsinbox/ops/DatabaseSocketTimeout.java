@@ -12,6 +12,7 @@ import org.jboss.logging.Logger;
 import org.postgresql.PGConnection;
 
 import io.agroal.api.AgroalPoolInterceptor;
+import io.pointsinbox.config.DefaultConcurrency;
 import io.pointsinbox.config.PointsConfig;
 
 /**
@@ -55,7 +56,7 @@ public class DatabaseSocketTimeout implements AgroalPoolInterceptor {
     DatabaseSocketTimeout(PointsConfig points) {
         this.millis = (int) Math.min(Integer.MAX_VALUE, points.databaseSocketTimeout().toMillis());
         this.held = new HeldConnections(millis);
-        if (millis > 0 && Runtime.version().feature() >= 21) {
+        if (millis > 0 && DefaultConcurrency.virtualThreads(Runtime.version().feature())) {
             held.startWatch();
         }
     }
