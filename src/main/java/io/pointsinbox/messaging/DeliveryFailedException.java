@@ -1,8 +1,11 @@
 package io.pointsinbox.messaging;
 
+import java.time.Duration;
 import java.util.Optional;
 
 import jakarta.transaction.RollbackException;
+
+import io.pointsinbox.config.Durations;
 
 import io.pointsinbox.ops.DatabaseConnectionLoss;
 
@@ -12,28 +15,58 @@ import io.pointsinbox.ops.DatabaseConnectionLoss;
  * the broker, and why, with the failure as its cause. Only the text is new: the transaction has already been rolled
  * back for the failure it wraps. A failure that is the loss of the database connection says so in a few words
  * ({@link #connectionLost()}), and {@link DeliveryFailureLogFilter} logs it as one warning line: a failover fails
- * every delivery in flight at once, none of them a bug.
+ * every delivery in flight at once, none of them a bug. So does a transaction that the transaction manager rolled back
+ * at its timeout ({@link #timedOut()}): its commit then fails with "the transaction is not active", whose stack trace
+ * says nothing, and the statement it was waiting on (a silent database, a lock) is no longer known.
  */
 final class DeliveryFailedException extends RuntimeException {
 
     private final boolean connectionLost;
+    private final boolean timedOut;
 
     DeliveryFailedException(Object messageId, Object consumer, long attempt, Exception failure) {
-        this(messageId, consumer, attempt, failure, DatabaseConnectionLoss.in(failure));
+        this(messageId, consumer, attempt, failure, Duration.ZERO, Duration.ZERO);
+    }
+
+    /**
+     * @param running how long the delivery had been in its transaction when it failed
+     * @param transactionTimeout the transaction manager's timeout: a commit refused after at least that long is the
+     *        commit of a transaction the manager rolled back at its timeout
+     */
+    DeliveryFailedException(Object messageId, Object consumer, long attempt, Exception failure, Duration running,
+            Duration transactionTimeout) {
+        this(messageId, consumer, attempt, failure, DatabaseConnectionLoss.in(failure),
+                failure instanceof RollbackException && !transactionTimeout.isZero() && !transactionTimeout.isNegative()
+                        && running.compareTo(transactionTimeout) >= 0,
+                transactionTimeout);
     }
 
     private DeliveryFailedException(Object messageId, Object consumer, long attempt, Exception failure,
-            Optional<Throwable> connectionLoss) {
+            Optional<Throwable> connectionLoss, boolean timedOut, Duration transactionTimeout) {
         super("Message " + messageId + " for consumer " + consumer + " failed on delivery attempt " + attempt
                 + connectionLoss.map(loss -> what(failure, loss))
-                        .orElseGet(() -> ", rolled back and handed back to the broker: " + why(failure)),
+                        .orElseGet(() -> timedOut ? timedOut(transactionTimeout)
+                                : ", rolled back and handed back to the broker: " + why(failure)),
                 failure, false, false);
         this.connectionLost = connectionLoss.isPresent();
+        this.timedOut = connectionLoss.isEmpty() && timedOut;
     }
 
     /** Whether the failure was the loss of the database connection, which the message's text then says. */
     boolean connectionLost() {
         return connectionLost;
+    }
+
+    /** Whether the transaction manager rolled the transaction back at its timeout, which the message's text says. */
+    boolean timedOut() {
+        return timedOut;
+    }
+
+    private static String timedOut(Duration transactionTimeout) {
+        return ", rolled back and handed back to the broker: its transaction outlived the transaction timeout ("
+                + Durations.readable(transactionTimeout) + ", quarkus.transaction-manager.default-transaction-timeout)"
+                + " and the transaction manager rolled it back; the database did not answer in time, or a lock held"
+                + " the delivery";
     }
 
     private static String what(Exception failure, Throwable loss) {

@@ -16,7 +16,9 @@ import io.pointsinbox.ops.DatabaseConnectionLoss;
  * <ul>
  * <li>{@code SRMSG00200} whose failure is a {@link DeliveryFailedException} that {@linkplain
  * DeliveryFailedException#connectionLost() lost its connection} becomes one WARN line, that exception's text (the
- * message, the consumer, the attempt and the driver's words with their SQL state), with no stack trace;</li>
+ * message, the consumer, the attempt and the driver's words with their SQL state), with no stack trace; so does one
+ * whose transaction the transaction manager {@linkplain DeliveryFailedException#timedOut() rolled back at its
+ * timeout}, the fate of a delivery held by a silent database that the transaction manager reaches first;</li>
  * <li>Narayana's {@code ARJUNA016045} (a rollback failed) and {@code ARJUNA016039} (a one-phase commit failed) are
  * dropped when their failure is the lost connection: the delivery's line says it.</li>
  * </ul>
@@ -40,7 +42,7 @@ final class DeliveryFailureLogFilter implements Filter {
         }
         if (logger.startsWith(MESSAGING) && record.getMessage().contains(METHOD_FAILED)) {
             DeliveryFailedException failure = deliveryFailure(record.getThrown());
-            if (failure != null && failure.connectionLost()) {
+            if (failure != null && (failure.connectionLost() || failure.timedOut())) {
                 ConsoleLogFilter.oneWarningLine(record, failure.getMessage());
             }
             return true;

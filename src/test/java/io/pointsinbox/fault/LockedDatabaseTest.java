@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import io.pointsinbox.api.ApiErrorMapper;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
+import io.pointsinbox.support.LogCapture;
 import io.pointsinbox.support.MetricsDelta;
 import io.pointsinbox.support.ParallelSenders;
 import io.quarkus.test.junit.QuarkusTest;
@@ -68,7 +69,9 @@ class LockedDatabaseTest extends InboxTestBase {
             bodies.add(grant(id, user, AMOUNT));
         }
         MetricsDelta counted = MetricsDelta.start();
-        try (Connection lock = lockUserPoints()) {
+        List<String> failedDeliveries;
+        try (LogCapture connector = LogCapture.of("io.smallrye.reactive.messaging.provider");
+                Connection lock = lockUserPoints()) {
             ParallelSenders.sameMessagesFromEach(bodies, SENDERS);
             await("deliveries waiting on the lock").atMost(Duration.ofSeconds(10))
                     .pollInterval(Duration.ofMillis(50)).until(() -> Ledger.backendsWaitingOnLocks() >= 1);
@@ -82,7 +85,15 @@ class LockedDatabaseTest extends InboxTestBase {
             }
             assertEquals(0, counted.messages(CONSUMER, "processed"), "nothing applied while the lock is held");
             lock.commit();
+            failedDeliveries = connector.linesWithContext().stream().filter(line -> line.thrown() != null)
+                    .map(line -> line.thrown().getMessage()).toList();
         }
+        // Each failed attempt says why, in words (its console line is one WARN: DeliveryFailureLogFilterTest), rather
+        // than the "transaction is not active" of the commit Narayana refused after rolling it back.
+        assertTrue(!failedDeliveries.isEmpty() && failedDeliveries.stream().allMatch(text -> text.contains(
+                ", rolled back and handed back to the broker: its transaction outlived the transaction timeout ("
+                        + TIMEOUT_SECONDS + "s, quarkus.transaction-manager.default-transaction-timeout)")),
+                "named as rolled back at the timeout: " + failedDeliveries);
 
         awaitDrained();
         await("every delivery settled").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))

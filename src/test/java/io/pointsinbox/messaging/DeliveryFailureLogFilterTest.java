@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.SQLException;
+import java.time.Duration;
 
 import javax.transaction.xa.XAException;
 
@@ -16,8 +17,9 @@ import org.junit.jupiter.api.Test;
 import jakarta.transaction.RollbackException;
 
 /**
- * A delivery that failed because the database connection was lost is one WARN line saying so, Narayana's report of
- * the same loss is dropped, and every other failure keeps its ERROR and its stack trace.
+ * A delivery that failed because the database connection was lost, or whose transaction was rolled back at its
+ * timeout, is one WARN line saying so, Narayana's report of the same loss is dropped, and every other failure keeps
+ * its ERROR and its stack trace.
  */
 class DeliveryFailureLogFilterTest {
 
@@ -55,6 +57,39 @@ class DeliveryFailureLogFilterTest {
                 + " broker: the database connection was lost during the commit (SQL state 08006: An I/O error"
                 + " occurred while sending to the backend.), which may have taken effect; if it did, the redelivery"
                 + " is a duplicate", record.getFormattedMessage());
+    }
+
+    @Test
+    void aTransactionRolledBackAtItsTimeoutIsOneWarningLine() {
+        // A delivery held past the timeout (here by a silent database): the transaction manager rolls it back, and
+        // the commit at the end of the method is refused; the statement that held it is no longer in the exception.
+        RollbackException commit = new RollbackException("ARJUNA016102: The transaction is not active! Uid is"
+                + " 0:ffff7f000001:90a9:6b15094a:198");
+        ExtLogRecord record = methodFailed(new DeliveryFailedException("m-6", "points-ledger", 1, commit,
+                Duration.ofMillis(4_300), Duration.ofSeconds(3)));
+
+        assertTrue(filter.isLoggable(record));
+        assertEquals(org.jboss.logmanager.Level.WARN, record.getLevel());
+        assertNull(record.getThrown(), "no stack trace");
+        assertEquals("Message m-6 for consumer points-ledger failed on delivery attempt 1, rolled back and handed back"
+                + " to the broker: its transaction outlived the transaction timeout (3s,"
+                + " quarkus.transaction-manager.default-transaction-timeout) and the transaction manager rolled it"
+                + " back; the database did not answer in time, or a lock held the delivery",
+                record.getFormattedMessage());
+
+        // Refused sooner than the timeout, the same exception is something else, and keeps its ERROR.
+        DeliveryFailedException early = new DeliveryFailedException("m-7", "points-ledger", 1, commit,
+                Duration.ofMillis(2_900), Duration.ofSeconds(3));
+        ExtLogRecord kept = methodFailed(early);
+        assertTrue(filter.isLoggable(kept));
+        assertEquals(org.jboss.logmanager.Level.ERROR, kept.getLevel());
+        assertSame(early, kept.getThrown());
+        assertFalse(early.timedOut());
+        // So does any other failure of a delivery that ran that long.
+        DeliveryFailedException slowBug = new DeliveryFailedException("m-8", "points-ledger", 1,
+                new IllegalStateException("a bug"), Duration.ofSeconds(5), Duration.ofSeconds(3));
+        assertFalse(slowBug.timedOut());
+        assertEquals(org.jboss.logmanager.Level.ERROR, methodFailedLevel(slowBug));
     }
 
     @Test
@@ -107,6 +142,12 @@ class DeliveryFailureLogFilterTest {
                 other);
         assertTrue(filter.isLoggable(kept), "another failure of a rollback is kept");
         assertSame(other, kept.getThrown());
+    }
+
+    private java.util.logging.Level methodFailedLevel(Throwable thrown) {
+        ExtLogRecord record = methodFailed(thrown);
+        assertTrue(filter.isLoggable(record));
+        return record.getLevel();
     }
 
     private static ExtLogRecord methodFailed(Throwable thrown) {
