@@ -85,7 +85,17 @@ class DeliveryFailureLogFilterTest {
         assertEquals(org.jboss.logmanager.Level.ERROR, kept.getLevel());
         assertSame(early, kept.getThrown());
         assertFalse(early.timedOut());
-        // So does any other failure of a delivery that ran that long.
+        // So does a commit that a resource refused (its failure beside the commit's), however long it ran.
+        XAException serialization = new XAException("Error trying to transactionCommit local transaction");
+        serialization.initCause(new SQLException("could not serialize access", "40001"));
+        RollbackException refused = new RollbackException("ARJUNA016053: Could not commit transaction.");
+        refused.addSuppressed(serialization);
+        DeliveryFailedException slowCommit = new DeliveryFailedException("m-9", "points-ledger", 1, refused,
+                Duration.ofSeconds(4), Duration.ofSeconds(3));
+        assertFalse(slowCommit.timedOut());
+        assertTrue(slowCommit.getMessage().endsWith("(cause: java.sql.SQLException: could not serialize access)"),
+                slowCommit.getMessage());
+        // And any other failure of a delivery that ran that long.
         DeliveryFailedException slowBug = new DeliveryFailedException("m-8", "points-ledger", 1,
                 new IllegalStateException("a bug"), Duration.ofSeconds(5), Duration.ofSeconds(3));
         assertFalse(slowBug.timedOut());
