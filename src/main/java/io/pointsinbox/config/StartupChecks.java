@@ -24,9 +24,7 @@ public class StartupChecks {
         jwtKeyProblem(config.getOptionalValue("mp.jwt.verify.publickey.location", String.class).orElse(null),
                 config.getOptionalValue("mp.jwt.verify.publickey", String.class).orElse(null))
                 .ifPresent(StartupChecks::refuse);
-        java.time.Duration transactionTimeout = config.getOptionalValue(
-                "quarkus.transaction-manager.default-transaction-timeout", java.time.Duration.class)
-                .orElse(java.time.Duration.ofSeconds(60));
+        java.time.Duration transactionTimeout = TransactionTimeout.of(config);
         deadLetterTimeoutProblem(points.deadLetterTimeout(), transactionTimeout).ifPresent(StartupChecks::refuse);
         socketTimeoutProblem(points.databaseSocketTimeout(), transactionTimeout).ifPresent(StartupChecks::refuse);
         boolean tls = config.getOptionalValue("mp.messaging.incoming.points-granted.use-ssl", Boolean.class)

@@ -6,6 +6,7 @@ import java.util.Optional;
 import jakarta.transaction.RollbackException;
 
 import io.pointsinbox.config.Durations;
+import io.pointsinbox.config.TransactionTimeout;
 import io.pointsinbox.ops.DatabaseConnectionLoss;
 
 /**
@@ -65,7 +66,7 @@ final class DeliveryFailedException extends RuntimeException {
 
     private static String timedOut(Duration transactionTimeout) {
         return ", rolled back and handed back to the broker: its transaction outlived the transaction timeout ("
-                + Durations.readable(transactionTimeout) + ", quarkus.transaction-manager.default-transaction-timeout)"
+                + Durations.readable(transactionTimeout) + ", " + TransactionTimeout.PROPERTY + ")"
                 + " and the transaction manager rolled it back; the database did not answer in time, or a lock held"
                 + " the delivery";
     }

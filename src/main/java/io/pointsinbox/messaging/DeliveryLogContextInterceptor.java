@@ -10,6 +10,7 @@ import jakarta.interceptor.InvocationContext;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.MDC;
 
+import io.pointsinbox.config.TransactionTimeout;
 import io.smallrye.reactive.messaging.amqp.IncomingAmqpMetadata;
 
 /**
@@ -25,8 +26,8 @@ class DeliveryLogContextInterceptor {
 
     private final Duration transactionTimeout;
 
-    DeliveryLogContextInterceptor(@ConfigProperty(name = "quarkus.transaction-manager.default-transaction-timeout",
-            defaultValue = "60s") Duration transactionTimeout) {
+    DeliveryLogContextInterceptor(@ConfigProperty(name = TransactionTimeout.PROPERTY,
+            defaultValue = TransactionTimeout.DEFAULT) Duration transactionTimeout) {
         this.transactionTimeout = transactionTimeout;
     }
 

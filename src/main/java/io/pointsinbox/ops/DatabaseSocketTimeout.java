@@ -73,9 +73,8 @@ public class DatabaseSocketTimeout implements AgroalPoolInterceptor {
         // The driver's own connection: the pool's wrapper would mark the setting for a reset it does not need.
         try {
             if (HeldConnections.onVirtualThread()) {
-                if (driver.getNetworkTimeout() != 0) {
-                    driver.setNetworkTimeout(Runnable::run, 0);
-                }
+                // Every pooled connection has the bound on its socket (set at creation, restored on return).
+                driver.setNetworkTimeout(Runnable::run, 0);
                 held.taken(driver);
             } else if (driver.getNetworkTimeout() != millis) {
                 driver.setNetworkTimeout(Runnable::run, millis);
