@@ -32,14 +32,16 @@ final class DeliveryFailedException extends RuntimeException {
      * @param running how long the delivery had been in its transaction when it failed
      * @param transactionTimeout the transaction manager's timeout: a commit refused after at least that long, before
      *        any resource was asked to commit (no failure of one beside it), is the commit of a transaction the
-     *        manager rolled back at its timeout
+     *        manager rolled back at its timeout; so is a batch's transaction that ran for that long
+     *        ({@link BatchTimedOut})
      */
     DeliveryFailedException(Object messageId, Object consumer, long attempt, Exception failure, Duration running,
             Duration transactionTimeout) {
         this(messageId, consumer, attempt, failure, DatabaseConnectionLoss.in(failure),
-                failure instanceof RollbackException && failure.getSuppressed().length == 0
-                        && !transactionTimeout.isZero() && !transactionTimeout.isNegative()
-                        && running.compareTo(transactionTimeout) >= 0,
+                failure instanceof BatchTimedOut
+                        || failure instanceof RollbackException && failure.getSuppressed().length == 0
+                                && !transactionTimeout.isZero() && !transactionTimeout.isNegative()
+                                && running.compareTo(transactionTimeout) >= 0,
                 transactionTimeout);
     }
 

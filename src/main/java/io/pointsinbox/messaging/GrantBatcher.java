@@ -1,5 +1,6 @@
 package io.pointsinbox.messaging;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -12,11 +13,13 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.interceptor.Interceptor;
 
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 import org.jboss.logging.MDC;
 
 import io.pointsinbox.config.BatchConfig;
 import io.pointsinbox.config.PointsConfig;
+import io.pointsinbox.config.TransactionTimeout;
 import io.pointsinbox.contract.MessageType;
 import io.pointsinbox.contract.PointsEnvelope;
 import io.pointsinbox.ops.InboxMetrics;
@@ -34,8 +37,11 @@ import io.quarkus.runtime.StartupEvent;
  * grants in one transaction. The worker returns, and the connector acknowledges, only after that commit.
  * <p>
  * When a batch rolls back, the message whose effect failed fails its delivery, as it would have alone, and every
- * other member is applied in a transaction of its own; redemptions are always applied one by one. All database
- * work runs on the batch threads, so the pool needs two connections per thread, not per worker.
+ * other member is applied in a transaction of its own; redemptions are always applied one by one. A transaction
+ * that ran for the whole transaction timeout (a lock, a database that does not answer) is not retried that way: each
+ * message would wait out the same timeout in turn, one after the other, while its delivery waits too; every member
+ * still waiting is handed back to the broker at once instead, as the deliveries would have been in per-message mode.
+ * All database work runs on the batch threads, so the pool needs two connections per thread, not per worker.
  */
 @ApplicationScoped
 public class GrantBatcher {
@@ -49,15 +55,19 @@ public class GrantBatcher {
     private final PointsConfig points;
     private final PointsMessageHandler handler;
     private final InboxMetrics metrics;
+    private final Duration transactionTimeout;
     private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean stopped;
 
-    GrantBatcher(BatchConfig config, PointsConfig points, PointsMessageHandler handler, InboxMetrics metrics) {
+    GrantBatcher(BatchConfig config, PointsConfig points, PointsMessageHandler handler, InboxMetrics metrics,
+            @ConfigProperty(name = TransactionTimeout.PROPERTY, defaultValue = TransactionTimeout.DEFAULT)
+            Duration transactionTimeout) {
         this.config = config;
         this.points = points;
         this.handler = handler;
         this.metrics = metrics;
+        this.transactionTimeout = transactionTimeout;
     }
 
     void start(@Observes StartupEvent event) {
@@ -141,13 +151,20 @@ public class GrantBatcher {
         if (!grants.isEmpty()) {
             alone.addAll(applyTogether(grants));
         }
-        alone.forEach(this::applyAlone);
+        for (int i = 0; i < alone.size(); i++) {
+            RuntimeException timedOut = applyAlone(alone.get(i));
+            if (timedOut != null) {
+                failAll(alone.subList(i + 1, alone.size()), timedOut);
+                return;
+            }
+        }
     }
 
     /** @return the members to apply one by one, because their batch was rolled back */
     private List<Pending> applyTogether(List<Pending> grants) {
         String consumer = points.consumer();
         MDC.put(DeliveryLogContext.CONSUMER, consumer);
+        long start = System.nanoTime();
         try {
             List<ProcessingResult> results = QuarkusTransaction.requiringNew()
                     .call(() -> handler.handleGrants(consumer, grants.stream().map(Pending::member).toList()));
@@ -158,6 +175,12 @@ public class GrantBatcher {
             return List.of();
         } catch (RuntimeException e) {
             metrics.batchRolledBack(consumer);
+            RuntimeException timedOut = timedOut(e, start);
+            if (timedOut != null) {
+                failAll(grants, timedOut);
+                LOG.debugf(e, "Batch of %d rolled back at the transaction timeout; handed back", grants.size());
+                return List.of();
+            }
             BatchMemberFailed culprit = culprit(e);
             List<Pending> retry = new ArrayList<>(grants.size());
             boolean culpritFailed = culprit == null;
@@ -180,17 +203,41 @@ public class GrantBatcher {
         }
     }
 
-    private void applyAlone(Pending pending) {
+    /** @return the failure, when this member's transaction ran for the whole transaction timeout; otherwise null */
+    private RuntimeException applyAlone(Pending pending) {
         PointsEnvelope envelope = pending.member().envelope();
         MDC.put(DeliveryLogContext.CONSUMER, points.consumer());
         MDC.put(DeliveryLogContext.MESSAGE_ID, envelope.messageId().toString());
+        long start = System.nanoTime();
         try {
             pending.result().complete(handler.handleAlone(points.consumer(), envelope));
-        } catch (RuntimeException e) {
-            pending.result().completeExceptionally(e);
+            return null;
+        } catch (RuntimeException e) { // a refused commit arrives wrapped by the bean's proxy
+            RuntimeException timedOut = timedOut(e, start);
+            pending.result().completeExceptionally(timedOut != null ? timedOut : e);
+            return timedOut;
         } finally {
             MDC.remove(DeliveryLogContext.CONSUMER);
             MDC.remove(DeliveryLogContext.MESSAGE_ID);
+        }
+    }
+
+    /**
+     * The failure of a transaction that ran for at least the transaction timeout: the transaction manager rolled it
+     * back there, whatever the exception the statement or the commit then met (a cancelled statement, a refused
+     * commit). Null for any other failure.
+     */
+    private RuntimeException timedOut(RuntimeException failure, long startNanos) {
+        Duration running = Duration.ofNanos(System.nanoTime() - startNanos);
+        return running.compareTo(transactionTimeout) >= 0 ? new BatchTimedOut(transactionTimeout, failure) : null;
+    }
+
+    /** Fails each delivery, counted as a failed attempt; the connector hands it back to the broker. */
+    private void failAll(List<Pending> members, RuntimeException failure) {
+        for (Pending pending : members) {
+            if (pending.result().completeExceptionally(failure)) {
+                metrics.failed(points.consumer(), pending.member().queuedNanos());
+            }
         }
     }
 

@@ -103,6 +103,23 @@ class DeliveryFailureLogFilterTest {
     }
 
     @Test
+    void aDeliveryWhoseBatchWasRolledBackAtTheTimeoutIsOneWarningLine() {
+        // Batched mode: the batch thread's transaction reached the timeout; the delivery's own may not have yet.
+        BatchTimedOut batch = new BatchTimedOut(Duration.ofSeconds(3), new RuntimeException("query cancelled"));
+        ExtLogRecord record = methodFailed(new DeliveryFailedException("m-10", "points-ledger", 1, batch,
+                Duration.ofMillis(3_200), Duration.ofSeconds(3)));
+
+        assertTrue(filter.isLoggable(record));
+        assertEquals(org.jboss.logmanager.Level.WARN, record.getLevel());
+        assertNull(record.getThrown(), "no stack trace");
+        assertEquals("Message m-10 for consumer points-ledger failed on delivery attempt 1, rolled back and handed"
+                + " back to the broker: its transaction outlived the transaction timeout (3s,"
+                + " quarkus.transaction-manager.default-transaction-timeout) and the transaction manager rolled it"
+                + " back; the database did not answer in time, or a lock held the delivery",
+                record.getFormattedMessage());
+    }
+
+    @Test
     void anyOtherFailureKeepsItsErrorAndItsStackTrace() {
         DeliveryFailedException missingTable = new DeliveryFailedException("m-3", "points-ledger", 1,
                 new RuntimeException("could not execute statement", new SQLException("relation does not exist",

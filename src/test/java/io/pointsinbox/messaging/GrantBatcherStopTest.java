@@ -49,7 +49,7 @@ class GrantBatcherStopTest {
     @Test
     void deliveryArrivingAfterStopIsHandedBackInsteadOfWaiting() {
         // No batch thread is started: nothing but the stop can complete the delivery.
-        GrantBatcher batcher = new GrantBatcher(BATCH, POINTS, null, null);
+        GrantBatcher batcher = new GrantBatcher(BATCH, POINTS, null, null, Duration.ofSeconds(60));
         batcher.stop(null);
 
         IllegalStateException handedBack = assertTimeoutPreemptively(Duration.ofSeconds(5),
@@ -59,7 +59,7 @@ class GrantBatcherStopTest {
 
     @Test
     void deliveryWaitingWhenStopStartsIsHandedBack() throws Exception {
-        GrantBatcher batcher = new GrantBatcher(BATCH, POINTS, null, null);
+        GrantBatcher batcher = new GrantBatcher(BATCH, POINTS, null, null, Duration.ofSeconds(60));
         CompletableFuture<Throwable> outcome = new CompletableFuture<>();
         Thread worker = new Thread(() -> {
             try {
