@@ -65,17 +65,8 @@ class DeliveryFailureLogFilterTest {
         // the commit at the end of the method is refused; the statement that held it is no longer in the exception.
         RollbackException commit = new RollbackException("ARJUNA016102: The transaction is not active! Uid is"
                 + " 0:ffff7f000001:90a9:6b15094a:198");
-        ExtLogRecord record = methodFailed(new DeliveryFailedException("m-6", "points-ledger", 1, commit,
+        assertOneTimedOutWarningLine("m-6", new DeliveryFailedException("m-6", "points-ledger", 1, commit,
                 Duration.ofMillis(4_300), Duration.ofSeconds(3)));
-
-        assertTrue(filter.isLoggable(record));
-        assertEquals(org.jboss.logmanager.Level.WARN, record.getLevel());
-        assertNull(record.getThrown(), "no stack trace");
-        assertEquals("Message m-6 for consumer points-ledger failed on delivery attempt 1, rolled back and handed back"
-                + " to the broker: its transaction outlived the transaction timeout (3s,"
-                + " quarkus.transaction-manager.default-transaction-timeout) and the transaction manager rolled it"
-                + " back; the database did not answer in time, or a lock held the delivery",
-                record.getFormattedMessage());
 
         // Refused sooner than the timeout, the same exception is something else, and keeps its ERROR.
         DeliveryFailedException early = new DeliveryFailedException("m-7", "points-ledger", 1, commit,
@@ -106,14 +97,18 @@ class DeliveryFailureLogFilterTest {
     void aDeliveryWhoseBatchWasRolledBackAtTheTimeoutIsOneWarningLine() {
         // Batched mode: the batch thread's transaction reached the timeout; the delivery's own may not have yet.
         BatchTimedOut batch = new BatchTimedOut(Duration.ofSeconds(3), new RuntimeException("query cancelled"));
-        ExtLogRecord record = methodFailed(new DeliveryFailedException("m-10", "points-ledger", 1, batch,
+        assertOneTimedOutWarningLine("m-10", new DeliveryFailedException("m-10", "points-ledger", 1, batch,
                 Duration.ofMillis(3_200), Duration.ofSeconds(3)));
+    }
 
+    /** The failure is logged as one WARN line, without a stack trace, naming the 3 s transaction timeout. */
+    private void assertOneTimedOutWarningLine(String messageId, DeliveryFailedException failure) {
+        ExtLogRecord record = methodFailed(failure);
         assertTrue(filter.isLoggable(record));
         assertEquals(org.jboss.logmanager.Level.WARN, record.getLevel());
         assertNull(record.getThrown(), "no stack trace");
-        assertEquals("Message m-10 for consumer points-ledger failed on delivery attempt 1, rolled back and handed"
-                + " back to the broker: its transaction outlived the transaction timeout (3s,"
+        assertEquals("Message " + messageId + " for consumer points-ledger failed on delivery attempt 1, rolled back"
+                + " and handed back to the broker: its transaction outlived the transaction timeout (3s,"
                 + " quarkus.transaction-manager.default-transaction-timeout) and the transaction manager rolled it"
                 + " back; the database did not answer in time, or a lock held the delivery",
                 record.getFormattedMessage());
