@@ -12,6 +12,8 @@ import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
 
+import jakarta.transaction.TransactionManager;
+
 import io.pointsinbox.config.BatchConfig;
 import io.pointsinbox.config.PointsConfig;
 import io.pointsinbox.contract.MessageType;
@@ -29,6 +31,11 @@ class GrantBatcherStopTest {
             "threads", 1));
     private static final PointsConfig POINTS = config(PointsConfig.class, Map.of("consumer", "points-ledger",
             "concurrency", 8));
+
+    /** A worker outside any transaction: nothing to leave while it waits. */
+    private static final TransactionManager NO_TRANSACTION = (TransactionManager) Proxy.newProxyInstance(
+            TransactionManager.class.getClassLoader(), new Class<?>[] { TransactionManager.class },
+            (proxy, method, args) -> null);
 
     private static <T> T config(Class<T> mapping, Map<String, Object> values) {
         return mapping.cast(Proxy.newProxyInstance(mapping.getClassLoader(), new Class<?>[] { mapping },
@@ -49,7 +56,7 @@ class GrantBatcherStopTest {
     @Test
     void deliveryArrivingAfterStopIsHandedBackInsteadOfWaiting() {
         // No batch thread is started: nothing but the stop can complete the delivery.
-        GrantBatcher batcher = new GrantBatcher(BATCH, POINTS, null, null, Duration.ofSeconds(60));
+        GrantBatcher batcher = new GrantBatcher(BATCH, POINTS, null, null, Duration.ofSeconds(60), NO_TRANSACTION);
         batcher.stop(null);
 
         IllegalStateException handedBack = assertTimeoutPreemptively(Duration.ofSeconds(5),
@@ -59,7 +66,7 @@ class GrantBatcherStopTest {
 
     @Test
     void deliveryWaitingWhenStopStartsIsHandedBack() throws Exception {
-        GrantBatcher batcher = new GrantBatcher(BATCH, POINTS, null, null, Duration.ofSeconds(60));
+        GrantBatcher batcher = new GrantBatcher(BATCH, POINTS, null, null, Duration.ofSeconds(60), NO_TRANSACTION);
         CompletableFuture<Throwable> outcome = new CompletableFuture<>();
         Thread worker = new Thread(() -> {
             try {
