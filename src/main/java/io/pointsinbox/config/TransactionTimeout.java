@@ -20,4 +20,12 @@ public final class TransactionTimeout {
     public static Duration of(Config config) {
         return config.getOptionalValue(PROPERTY, Duration.class).orElse(Duration.ofSeconds(DEFAULT_SECONDS));
     }
+
+    /**
+     * Whether a transaction that has run this long has reached the timeout, so that the transaction manager rolled it
+     * back there whatever failure followed; never when no timeout is known (zero or negative).
+     */
+    public static boolean reached(Duration running, Duration timeout) {
+        return !timeout.isZero() && !timeout.isNegative() && running.compareTo(timeout) >= 0;
+    }
 }

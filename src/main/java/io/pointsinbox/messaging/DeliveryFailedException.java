@@ -40,8 +40,7 @@ final class DeliveryFailedException extends RuntimeException {
         this(messageId, consumer, attempt, failure, DatabaseConnectionLoss.in(failure),
                 failure instanceof BatchTimedOut
                         || failure instanceof RollbackException && failure.getSuppressed().length == 0
-                                && !transactionTimeout.isZero() && !transactionTimeout.isNegative()
-                                && running.compareTo(transactionTimeout) >= 0,
+                                && TransactionTimeout.reached(running, transactionTimeout),
                 transactionTimeout);
     }
 

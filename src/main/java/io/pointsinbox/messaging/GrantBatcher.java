@@ -261,8 +261,8 @@ public class GrantBatcher {
      * commit). Null for any other failure.
      */
     private RuntimeException timedOut(RuntimeException failure, long startNanos) {
-        Duration running = Duration.ofNanos(System.nanoTime() - startNanos);
-        return running.compareTo(transactionTimeout) >= 0 ? new BatchTimedOut(transactionTimeout, failure) : null;
+        return TransactionTimeout.reached(Duration.ofNanos(System.nanoTime() - startNanos), transactionTimeout)
+                ? new BatchTimedOut(transactionTimeout, failure) : null;
     }
 
     /** Fails each delivery, counted as a failed attempt; the connector hands it back to the broker. */
