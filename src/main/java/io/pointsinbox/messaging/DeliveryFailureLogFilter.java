@@ -19,6 +19,10 @@ import io.pointsinbox.ops.DatabaseConnectionLoss;
  * message, the consumer, the attempt and the driver's words with their SQL state), with no stack trace; so does one
  * whose transaction the transaction manager {@linkplain DeliveryFailedException#timedOut() rolled back at its
  * timeout}, the fate of a delivery held by a silent database that the transaction manager reaches first;</li>
+ * <li>{@code SRMSG00200} whose failure is a {@link DeadLetters.DeadLetterImpossibleException} (poison whose
+ * dead-letter copy the AMQP library cannot encode) becomes one WARN line, that exception's text: the message is bad
+ * input, not a failure of the service, and every attempt of it fails the same way until the broker moves it (ten
+ * attempts with Artemis's defaults, each some 60 lines of stack trace);</li>
  * <li>Narayana's {@code ARJUNA016045} (a rollback failed) and {@code ARJUNA016039} (a one-phase commit failed) are
  * dropped when their failure is the lost connection: the delivery's line says it.</li>
  * </ul>
@@ -41,7 +45,13 @@ final class DeliveryFailureLogFilter implements Filter {
             return true;
         }
         if (logger.startsWith(MESSAGING) && record.getMessage().contains(METHOD_FAILED)) {
-            DeliveryFailedException failure = deliveryFailure(record.getThrown());
+            DeadLetters.DeadLetterImpossibleException impossible = find(record.getThrown(),
+                    DeadLetters.DeadLetterImpossibleException.class);
+            if (impossible != null) {
+                ConsoleLogFilter.oneWarningLine(record, impossible.getMessage());
+                return true;
+            }
+            DeliveryFailedException failure = find(record.getThrown(), DeliveryFailedException.class);
             if (failure != null && (failure.connectionLost() || failure.timedOut())) {
                 ConsoleLogFilter.oneWarningLine(record, failure.getMessage());
             }
@@ -54,10 +64,10 @@ final class DeliveryFailureLogFilter implements Filter {
         return true;
     }
 
-    private static DeliveryFailedException deliveryFailure(Throwable thrown) {
+    private static <T extends Throwable> T find(Throwable thrown, Class<T> type) {
         for (Throwable t = thrown; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof DeliveryFailedException failure) {
-                return failure;
+            if (type.isInstance(t)) {
+                return type.cast(t);
             }
         }
         return null;

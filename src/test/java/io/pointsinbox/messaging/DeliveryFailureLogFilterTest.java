@@ -114,6 +114,26 @@ class DeliveryFailureLogFilterTest {
                 record.getFormattedMessage());
     }
 
+    /**
+     * Poison whose dead-letter copy cannot be encoded fails every attempt the same way until the broker moves it: bad
+     * input, one warning line per attempt, not an error with a stack trace that says nothing more.
+     */
+    @Test
+    void poisonWhoseCopyCannotBeEncodedIsOneWarningLinePerAttempt() {
+        String text = "The message (AMQP message-id m-6) is refused (body: must be JSON in a data section or an AMQP"
+                + " string or binary value, got an AMQP array value) but its dead-letter copy cannot be written";
+        DeadLetters.DeadLetterImpossibleException impossible = new DeadLetters.DeadLetterImpossibleException(text,
+                new NullPointerException("Cannot invoke \"DescribedTypeConstructor.encode\""));
+        for (Throwable thrown : new Throwable[] { impossible, new RuntimeException("wrapped", impossible) }) {
+            ExtLogRecord record = methodFailed(thrown);
+
+            assertTrue(filter.isLoggable(record));
+            assertEquals(org.jboss.logmanager.Level.WARN, record.getLevel());
+            assertNull(record.getThrown(), "no stack trace");
+            assertEquals(text, record.getFormattedMessage());
+        }
+    }
+
     @Test
     void anyOtherFailureKeepsItsErrorAndItsStackTrace() {
         DeliveryFailedException missingTable = new DeliveryFailedException("m-3", "points-ledger", 1,
