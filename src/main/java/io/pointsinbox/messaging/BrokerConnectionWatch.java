@@ -153,16 +153,15 @@ public class BrokerConnectionWatch {
         if (stuck) {
             return; // said once; liveness is down until the pod is restarted
         }
-        probeWhileMissing(now);
-        if (stuck) {
-            return;
-        }
+        // Said before the probe, which may wait up to 5 s for a broker that is starting: said after it, the line
+        // could follow the connector's own "Connection with AMQP broker established".
         if (remindedAt == null || Duration.between(remindedAt, now).compareTo(REMINDER) >= 0) {
             remindedAt = now;
             LOG.warnf("No connection to the AMQP broker at %s (channel %s) for %d s: reconnecting every %d s;"
                     + " messages wait on the broker and readiness is down", broker, PointsGrantedConsumer.CHANNEL,
                     Duration.between(missingSince, now).toSeconds(), reconnectInterval);
         }
+        probeWhileMissing(now);
     }
 
     /**
