@@ -24,7 +24,12 @@ import io.pointsinbox.ops.DatabaseConnectionLoss;
  * input, not a failure of the service, and every attempt of it fails the same way until the broker moves it (ten
  * attempts with Artemis's defaults, each some 60 lines of stack trace);</li>
  * <li>Narayana's {@code ARJUNA016045} (a rollback failed) and {@code ARJUNA016039} (a one-phase commit failed) are
- * dropped when their failure is the lost connection: the delivery's line says it.</li>
+ * dropped when their failure is the lost connection: the delivery's line says it;</li>
+ * <li>the AMQP connector's {@code SRMSG16226} ("A message sent to channel ... has been nacked, ... marking the AMQP
+ * message as modified with delivery-failed") is dropped: the service nacks only by throwing from its
+ * {@code @Incoming} method, so every nack of the inbound channel follows that failure's {@code SRMSG00200} line (one
+ * of the warnings above, naming the message, its cause and that it was handed back, or an error with its stack
+ * trace), and this line, which names neither the message nor the cause, doubled the log of every outage.</li>
  * </ul>
  * Every other failure keeps its ERROR and its stack trace: that is what one needs for a failure that is a bug.
  */
@@ -33,6 +38,9 @@ final class DeliveryFailureLogFilter implements Filter {
     /** The logger of SmallRye Reactive Messaging's "The method ... has thrown an exception". */
     private static final String MESSAGING = "io.smallrye.reactive.messaging";
     private static final String METHOD_FAILED = "SRMSG00200";
+    /** The AMQP connector's logger and its "has been nacked ... modified with delivery-failed". */
+    private static final String AMQP_CONNECTOR = "io.smallrye.reactive.messaging.amqp";
+    private static final String NACKED_MODIFIED_FAILED = "SRMSG16226";
     private static final String NARAYANA = "com.arjuna.ats";
     private static final String ROLLBACK_FAILED = "ARJUNA016045";
     private static final String ONE_PHASE_COMMIT_FAILED = "ARJUNA016039";
@@ -40,6 +48,10 @@ final class DeliveryFailureLogFilter implements Filter {
     @Override
     public boolean isLoggable(LogRecord record) {
         String logger = record.getLoggerName();
+        if (logger != null && logger.startsWith(AMQP_CONNECTOR) && record.getMessage() != null
+                && record.getMessage().contains(NACKED_MODIFIED_FAILED)) {
+            return false;
+        }
         if (logger == null || record.getMessage() == null || record.getThrown() == null
                 || record.getLevel().intValue() < Level.WARNING.intValue()) {
             return true;

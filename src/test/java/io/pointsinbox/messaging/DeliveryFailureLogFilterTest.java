@@ -134,6 +134,28 @@ class DeliveryFailureLogFilterTest {
         }
     }
 
+    /**
+     * The connector's own line for the nack that follows every failed delivery says less than the failure's line
+     * before it (no message, no cause): dropped. Its other lines stay.
+     */
+    @Test
+    void theConnectorsNackLineIsDroppedAndItsOtherLinesStay() {
+        ExtLogRecord nacked = new ExtLogRecord(org.jboss.logmanager.Level.WARN, "SRMSG16226: A message sent to"
+                + " channel `%s` has been nacked, ignoring the message and marking the AMQP message as modified with"
+                + " `delivery-failed`", ExtLogRecord.FormatStyle.PRINTF, DeliveryFailureLogFilterTest.class.getName());
+        nacked.setLoggerName("io.smallrye.reactive.messaging.amqp");
+        nacked.setParameters(new Object[] { "points-granted" });
+        assertFalse(filter.isLoggable(nacked), "the failure's own line said it");
+
+        ExtLogRecord listening = new ExtLogRecord(org.jboss.logmanager.Level.INFO, "SRMSG16203: AMQP Receiver"
+                + " listening address %s", ExtLogRecord.FormatStyle.PRINTF,
+                DeliveryFailureLogFilterTest.class.getName());
+        listening.setLoggerName("io.smallrye.reactive.messaging.amqp");
+        listening.setParameters(new Object[] { "points-granted" });
+        assertTrue(filter.isLoggable(listening));
+        assertEquals("SRMSG16203: AMQP Receiver listening address points-granted", listening.getFormattedMessage());
+    }
+
     @Test
     void anyOtherFailureKeepsItsErrorAndItsStackTrace() {
         DeliveryFailedException missingTable = new DeliveryFailedException("m-3", "points-ledger", 1,
