@@ -78,11 +78,16 @@ public class BrokerConnectionWatch {
         this.consumption = consumption;
         this.probe = probe;
         this.links = links;
-        String channel = "mp.messaging.incoming." + PointsGrantedConsumer.CHANNEL + ".";
-        this.broker = setting(config, channel + "host", "amqp-host").orElse("?") + ":"
-                + setting(config, channel + "port", "amqp-port").orElse("5672");
+        this.broker = broker(config);
         this.reconnectInterval = config.getOptionalValue("amqp-reconnect-interval", Long.class).orElse(10L);
         this.stuckAfter = Duration.ofSeconds(Math.max(10, 10 * reconnectInterval));
+    }
+
+    /** The inbound channel's broker, host:port, for the log. */
+    static String broker(Config config) {
+        String channel = "mp.messaging.incoming." + PointsGrantedConsumer.CHANNEL + ".";
+        return setting(config, channel + "host", "amqp-host").orElse("?") + ":"
+                + setting(config, channel + "port", "amqp-port").orElse("5672");
     }
 
     private static Optional<String> setting(Config config, String channelKey, String globalKey) {

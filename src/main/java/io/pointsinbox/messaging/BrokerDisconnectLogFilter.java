@@ -17,8 +17,10 @@ import org.jboss.logmanager.ExtLogRecord;
  * graceful stop the service's own connection closing is reported the same way, an ERROR for nothing that went wrong:
  * that line is dropped. A broker killed (or its host lost) resets the connection instead, which Vert.x reports as a
  * bare ERROR "Connection reset", since the AMQP client handles no failure of its socket: that line becomes one WARN
- * saying what it means. Every other line of the connector, a failed TLS handshake or a refused link included, is left
- * as it is. Part of {@link ConsoleLogFilter}.
+ * saying what it means. A receiver link the broker refuses (or closes with an error) is retried by the connector every
+ * reconnect interval, each time an ERROR of the connector and a WARN of the AMQP client: both are dropped, since
+ * {@link RefusedReceiverLink} says it once, with the broker's reason and what to do. Every other line of the
+ * connector, a failed TLS handshake included, is left as it is. Part of {@link ConsoleLogFilter}.
  */
 final class BrokerDisconnectLogFilter implements Filter {
 
@@ -32,7 +34,12 @@ final class BrokerDisconnectLogFilter implements Filter {
     /** Vert.x's logger for a connection's failure that nothing handled: the AMQP client sets no handler on its socket. */
     private static final String VERTX_CONNECTION = "io.vertx.core.net.impl.ConnectionBase";
 
+    /** The AMQP client's logger for a receiver link the broker closed: "Consumer for address ... closed remotely". */
+    private static final String VERTX_RECEIVER = "io.vertx.amqp.impl.AmqpReceiverImpl";
+    private static final String CLOSED_REMOTELY = "unexpectedly closed remotely";
+
     private static volatile boolean stopping;
+    private static volatile boolean linkRefused;
 
     /** Called by {@link ConsumptionSwitch} when shutdown begins. */
     static void stopping() {
@@ -44,8 +51,17 @@ final class BrokerDisconnectLogFilter implements Filter {
         stopping = false;
     }
 
+    /** Called by {@link RefusedReceiverLink} when the broker starts refusing the receiver link, and when it stops. */
+    static void linkRefused(boolean refused) {
+        linkRefused = refused;
+    }
+
     @Override
     public boolean isLoggable(LogRecord record) {
+        if (linkRefused && VERTX_RECEIVER.equals(record.getLoggerName()) && record.getMessage() != null
+                && record.getMessage().contains(CLOSED_REMOTELY)) {
+            return false; // the refusal's other half; RefusedReceiverLink has said it
+        }
         if (VERTX_CONNECTION.equals(record.getLoggerName()) && record.getLevel().intValue() >= Level.SEVERE.intValue()
                 && isReset(record.getMessage())) {
             // The HTTP server handles its connections' failures itself (a client's reset logs nothing), so here the
@@ -62,6 +78,10 @@ final class BrokerDisconnectLogFilter implements Filter {
         }
         String cause = record.getThrown().getMessage();
         boolean failure = record.getMessage().contains(CONNECTION_FAILURE);
+        if (record.getMessage().contains(RECEIVER_RETRYING)
+                && RefusedReceiverLink.brokerError(record.getThrown()).isPresent()) {
+            return false; // a refused link: RefusedReceiverLink says it once, with what to do
+        }
         if (stopping) {
             return !(failure && DISCONNECTED.equals(cause));
         }

@@ -45,6 +45,36 @@ class BrokerDisconnectLogFilterTest {
         assertEquals(org.jboss.logmanager.Level.WARN, silent.getLevel());
     }
 
+    @Test
+    void aRefusedLinkIsTheBrokersErrorAndOnlyThat() {
+        assertEquals(java.util.Optional.of("amqp:illegal-state: Address points-granted is not configured for queue"
+                + " support"), RefusedReceiverLink.brokerError(new Exception("Error{condition=amqp:illegal-state,"
+                        + " description='Address points-granted is not configured for queue support', info=null}")));
+        assertEquals(java.util.Optional.of("amqp:unauthorized-access"), RefusedReceiverLink.brokerError(
+                new Exception("wrapped", new Exception("Error{condition=amqp:unauthorized-access,"
+                        + " description='null', info=null}"))));
+        for (String other : new String[] { "Connection disconnected - Error{condition=amqp:connection:forced,"
+                + " description='broker stopping', info=null}", "Connection refused: /127.0.0.1:5673", "Disconnected" }) {
+            assertEquals(java.util.Optional.empty(), RefusedReceiverLink.brokerError(new Exception(other)), other);
+        }
+
+        ExtLogRecord refused = connector("SRMSG16205: Unable to retrieve messages from AMQP, retrying...",
+                new Exception("Error{condition=amqp:not-found, description='no such queue', info=null}"));
+        assertFalse(filter.isLoggable(refused), "each attempt's connector line: RefusedReceiverLink says it once");
+
+        ExtLogRecord closed = new ExtLogRecord(Level.WARNING, "Consumer for address points-granted unexpectedly closed"
+                + " remotely with error: Error{condition=amqp:not-found, description='no such queue', info=null}",
+                getClass().getName());
+        closed.setLoggerName("io.vertx.amqp.impl.AmqpReceiverImpl");
+        assertTrue(filter.isLoggable(closed), "a link closed with an error outside a refusal is kept");
+        BrokerDisconnectLogFilter.linkRefused(true);
+        try {
+            assertFalse(filter.isLoggable(closed), "the AMQP client's half of each refused attempt");
+        } finally {
+            BrokerDisconnectLogFilter.linkRefused(false);
+        }
+    }
+
     /** The connector's ERROR with this cause is kept as one WARN line, the cause appended, and no stack trace. */
     private ExtLogRecord assertOneWarningLine(String message, String cause) {
         ExtLogRecord record = connector(message, new Exception(cause));

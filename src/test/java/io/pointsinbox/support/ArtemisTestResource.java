@@ -45,6 +45,11 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
     public static final List<String> FANOUT_QUEUES = List.of("fanout-ledger", "fanout-audit");
 
     /** An address no one consumes from, where {@link #preload} stages a backlog. */
+    /**
+     * An address that exists as MULTICAST only, with no queue: what a sender that asks for no queue leaves on a fresh
+     * Artemis. The broker refuses a link that asks to consume it as a queue.
+     */
+    public static final String MULTICAST_ONLY = "points-multicast-only";
     private static final String STAGING = "points-staging";
 
     private static volatile EmbeddedActiveMQ broker;
@@ -123,6 +128,17 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
         return closed;
     }
 
+    /**
+     * What an operator does to an address that exists as MULTICAST only: adds ANYCAST routing and a durable queue of
+     * its name ({@code artemis address update --anycast --multicast}, then {@code artemis queue create --anycast}).
+     */
+    public static void addAnycastQueue(String address) throws Exception {
+        var server = broker.getActiveMQServer();
+        server.getActiveMQServerControl().updateAddress(address, "ANYCAST,MULTICAST");
+        server.createQueue(QueueConfiguration.of(address).setAddress(address).setRoutingType(RoutingType.ANYCAST)
+                .setDurable(true));
+    }
+
     /** The AMQP connections the broker holds open, from every client. */
     public static long amqpConnections() {
         return broker.getActiveMQServer().getRemotingService().getConnections().stream()
@@ -142,7 +158,9 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
                         .setAddressFullMessagePolicy(AddressFullMessagePolicy.FAIL))
                 .addAddressConfiguration(EmbeddedArtemis.anycast(FULL))
                 .addAddressConfiguration(EmbeddedArtemis.anycast(STAGING))
-                .addAddressConfiguration(fanout());
+                .addAddressConfiguration(fanout())
+                .addAddressConfiguration(new CoreAddressConfiguration().setName(MULTICAST_ONLY)
+                        .addRoutingType(RoutingType.MULTICAST));
         return EmbeddedArtemis.start(configuration);
     }
 
