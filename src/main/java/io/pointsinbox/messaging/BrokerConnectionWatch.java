@@ -12,6 +12,7 @@ import org.eclipse.microprofile.config.Config;
 import org.jboss.logging.Logger;
 
 import io.micrometer.core.instrument.Gauge;
+import io.pointsinbox.config.PointsConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Startup;
 import io.quarkus.runtime.StartupEvent;
@@ -59,6 +60,9 @@ public class BrokerConnectionWatch {
 
     private final BrokerProbe probe;
     private final ConnectorLinks links;
+    private final DeadLetters deadLetters;
+    private final String deadLetterAddress;
+    private boolean deadLetterLinkLostSaid;
     private final Duration stuckAfter;
 
     private final Instant created = Instant.now();
@@ -73,11 +77,13 @@ public class BrokerConnectionWatch {
     private Set<AmqpConnectionImpl> linkless = Set.of();
 
     BrokerConnectionWatch(HealthCenter health, ConsumptionSwitch consumption, BrokerProbe probe,
-            ConnectorLinks links, Config config) {
+            ConnectorLinks links, DeadLetters deadLetters, PointsConfig points, Config config) {
         this.health = health;
         this.consumption = consumption;
         this.probe = probe;
         this.links = links;
+        this.deadLetters = deadLetters;
+        this.deadLetterAddress = points.deadLetterAddress();
         this.broker = broker(config);
         this.reconnectInterval = config.getOptionalValue("amqp-reconnect-interval", Long.class).orElse(10L);
         this.stuckAfter = Duration.ofSeconds(Math.max(10, 10 * reconnectInterval));
@@ -128,6 +134,7 @@ public class BrokerConnectionWatch {
         if (consumption.stopping()) {
             return;
         }
+        checkDeadLetterLink();
         boolean connected = connected();
         Instant now = Instant.now();
         if (connected) {
@@ -167,6 +174,19 @@ public class BrokerConnectionWatch {
                     Duration.between(missingSince, now).toSeconds(), reconnectInterval);
         }
         probeWhileMissing(now);
+    }
+
+    /** Says once that the dead-letter channel is closed for good: liveness is down from then on. */
+    private void checkDeadLetterLink() {
+        if (!deadLetterLinkLostSaid && deadLetters.linkLost()) {
+            deadLetterLinkLostSaid = true;
+            LOG.errorf("The AMQP connector closed the dead-letter channel to %s at %s for good: the broker refused its"
+                    + " link (the connector's SRMSG16225 line names the reason: a missing permission to send there, an"
+                    + " address the broker does not create), or its reconnection attempts (AMQP_RECONNECT_ATTEMPTS) are"
+                    + " spent. The connector then closes its channels, the inbound one included, and attaches none of"
+                    + " them again. Liveness is down so that the pod is restarted, which attaches them once the broker"
+                    + " allows it; messages wait on the broker (docs/operations.md#brokers)", deadLetterAddress, broker);
+        }
     }
 
     /**

@@ -8,25 +8,35 @@ import org.eclipse.microprofile.health.Liveness;
 
 /**
  * Liveness is down once the inbound channel has stopped reconnecting while the broker accepts connections
- * ({@link BrokerConnectionWatch}): only a restart rebuilds the channel. A broker that is merely away keeps it up.
+ * ({@link BrokerConnectionWatch}), or once the dead-letter channel is closed for good ({@link DeadLetters#linkLost()}):
+ * only a restart rebuilds either. A broker that is merely away keeps it up.
  */
 @Liveness
 @ApplicationScoped
 public class ChannelLiveness implements HealthCheck {
 
     private final BrokerConnectionWatch watch;
+    private final DeadLetters deadLetters;
 
-    ChannelLiveness(BrokerConnectionWatch watch) {
+    ChannelLiveness(BrokerConnectionWatch watch, DeadLetters deadLetters) {
         this.watch = watch;
+        this.deadLetters = deadLetters;
     }
 
     @Override
     public HealthCheckResponse call() {
         var response = HealthCheckResponse.named("points-inbox broker channel");
-        return watch.stuck()
-                ? response.down().withData("channel", PointsGrantedConsumer.CHANNEL)
-                        .withData("reason", "the broker accepts connections but the channel stopped reconnecting;"
-                                + " a restart rebuilds it").build()
-                : response.up().withData("channel", PointsGrantedConsumer.CHANNEL).build();
+        if (watch.stuck()) {
+            return response.down().withData("channel", PointsGrantedConsumer.CHANNEL)
+                    .withData("reason", "the broker accepts connections but the channel stopped reconnecting;"
+                            + " a restart rebuilds it").build();
+        }
+        if (deadLetters.linkLost()) {
+            return response.down().withData("channel", DeadLetters.CHANNEL)
+                    .withData("reason", "the AMQP connector closed the dead-letter channel for good (the broker"
+                            + " refused its link, or its reconnection attempts are spent); a restart rebuilds it")
+                    .build();
+        }
+        return response.up().withData("channel", PointsGrantedConsumer.CHANNEL).build();
     }
 }

@@ -92,6 +92,14 @@ public class DeadLetters {
                     + " message and cannot encode it again (" + e + "). It is handed back to the broker, which moves"
                     + " it, as it was sent, to its own dead-letter address after max-delivery-attempts", e);
         }
+        if (linkLost()) {
+            metrics.failed(consumer, start);
+            throw new DeadLetterLinkLostException("The message (" + transportId(original) + ") is refused ("
+                    + boundedReason + ") but the dead-letter channel to " + deadLetterAddress + " is closed for good"
+                    + " (the broker refused its link, or its reconnection attempts are spent). It is handed back to the"
+                    + " broker, which moves it, as it was sent, to its own dead-letter address after"
+                    + " max-delivery-attempts; liveness is down so that the pod is restarted");
+        }
         try {
             emitter.sendMessage(Message.of(copy)).await().atMost(timeout);
         } catch (TimeoutException e) {
@@ -103,6 +111,16 @@ public class DeadLetters {
         }
         LOG.warnf("Message (%s) dead-lettered to %s for consumer %s: %s", transportId(original), deadLetterAddress,
                 consumer, boundedReason);
+    }
+
+    /**
+     * Whether the dead-letter channel is closed for good: when the broker refuses its sender link (a missing
+     * permission to send to the dead-letter address, an address it does not create) or its reconnection attempts are
+     * spent, the AMQP connector reports the channel failed, closes every channel and never attaches them again; only a
+     * restart rebuilds them.
+     */
+    public boolean linkLost() {
+        return emitter.isCancelled();
     }
 
     /** How a log line names a message by its AMQP message-id: {@code AMQP message-id 42}, or that it has none. */
@@ -147,6 +165,14 @@ public class DeadLetters {
 
         DeadLetterImpossibleException(String message, Throwable cause) {
             super(message, cause);
+        }
+    }
+
+    /** The dead-letter channel is closed for good ({@link #linkLost()}); the original goes back to the broker. */
+    public static final class DeadLetterLinkLostException extends RuntimeException {
+
+        DeadLetterLinkLostException(String message) {
+            super(message, null, false, false);
         }
     }
 

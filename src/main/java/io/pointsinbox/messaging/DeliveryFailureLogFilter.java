@@ -22,7 +22,9 @@ import io.pointsinbox.ops.DatabaseConnectionLoss;
  * <li>{@code SRMSG00200} whose failure is a {@link DeadLetters.DeadLetterImpossibleException} (poison whose
  * dead-letter copy the AMQP library cannot encode) becomes one WARN line, that exception's text: the message is bad
  * input, not a failure of the service, and every attempt of it fails the same way until the broker moves it (ten
- * attempts with Artemis's defaults, each some 60 lines of stack trace);</li>
+ * attempts with Artemis's defaults, each some 60 lines of stack trace); so does one whose failure is a
+ * {@link DeadLetters.DeadLetterLinkLostException} (poison while the dead-letter channel is closed for good, which
+ * the watch has said once as an error);</li>
  * <li>Narayana's {@code ARJUNA016045} (a rollback failed) and {@code ARJUNA016039} (a one-phase commit failed) are
  * dropped when their failure is the lost connection: the delivery's line says it;</li>
  * <li>the AMQP connector's {@code SRMSG16226} ("A message sent to channel ... has been nacked, ... marking the AMQP
@@ -61,6 +63,12 @@ final class DeliveryFailureLogFilter implements Filter {
                     DeadLetters.DeadLetterImpossibleException.class);
             if (impossible != null) {
                 ConsoleLogFilter.oneWarningLine(record, impossible.getMessage());
+                return true;
+            }
+            DeadLetters.DeadLetterLinkLostException linkLost = find(record.getThrown(),
+                    DeadLetters.DeadLetterLinkLostException.class);
+            if (linkLost != null) {
+                ConsoleLogFilter.oneWarningLine(record, linkLost.getMessage());
                 return true;
             }
             DeliveryFailedException failure = find(record.getThrown(), DeliveryFailedException.class);

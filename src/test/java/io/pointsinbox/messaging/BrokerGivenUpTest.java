@@ -33,10 +33,9 @@ class BrokerGivenUpTest extends InboxTestBase {
     @Test
     void aChannelThatGaveUpTakesLivenessDown() {
         given().get("/q/health/started").then().statusCode(200);
+        // The dead-letter channel, whose link is attached on the same budget, may go down first (ChannelLiveness).
         await("liveness down once the budget is spent").atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofMillis(500))
-                .until(() -> given().get("/q/health/live").statusCode() == 503);
-        given().get("/q/health/live").then().statusCode(503)
-                .body(containsString("PointsGrantedConsumer"));
+                .pollInterval(Duration.ofMillis(500)).untilAsserted(() -> given().get("/q/health/live").then()
+                        .statusCode(503).body(containsString("PointsGrantedConsumer")));
     }
 }

@@ -134,6 +134,21 @@ class DeliveryFailureLogFilterTest {
         }
     }
 
+    @Test
+    void poisonWhileTheDeadLetterChannelIsClosedIsOneWarningLinePerAttempt() {
+        String text = "The message (AMQP message-id m-7) is refused (body: malformed JSON) but the dead-letter channel"
+                + " is closed";
+        DeadLetters.DeadLetterLinkLostException lost = new DeadLetters.DeadLetterLinkLostException(text);
+        for (Throwable thrown : new Throwable[] { lost, new RuntimeException("wrapped", lost) }) {
+            ExtLogRecord record = methodFailed(thrown);
+
+            assertTrue(filter.isLoggable(record));
+            assertEquals(org.jboss.logmanager.Level.WARN, record.getLevel());
+            assertNull(record.getThrown(), "no stack trace");
+            assertEquals(text, record.getFormattedMessage());
+        }
+    }
+
     /**
      * The connector's own line for the nack that follows every failed delivery says less than the failure's line
      * before it (no message, no cause): dropped. Its other lines stay.

@@ -50,6 +50,8 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
      * Artemis. The broker refuses a link that asks to consume it as a queue.
      */
     public static final String MULTICAST_ONLY = "points-multicast-only";
+    /** An address the broker neither has nor creates: a link to it is refused ({@code amqp:not-found}). */
+    public static final String NOT_CREATED = "points-not-created";
     private static final String STAGING = "points-staging";
 
     private static volatile EmbeddedActiveMQ broker;
@@ -156,6 +158,8 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
                         .setDeadLetterAddress(SimpleString.of(DEAD_LETTER))
                         .setMaxSizeBytes(1)
                         .setAddressFullMessagePolicy(AddressFullMessagePolicy.FAIL))
+                .addAddressSetting(NOT_CREATED, new AddressSettings().setAutoCreateAddresses(false)
+                        .setAutoCreateQueues(false))
                 .addAddressConfiguration(EmbeddedArtemis.anycast(FULL))
                 .addAddressConfiguration(EmbeddedArtemis.anycast(STAGING))
                 .addAddressConfiguration(fanout())
