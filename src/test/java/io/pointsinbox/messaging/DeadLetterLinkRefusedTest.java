@@ -26,8 +26,9 @@ import io.quarkus.test.junit.TestProfile;
 
 /**
  * The broker refuses the service's dead-letter link (here its address neither exists nor is created; in production,
- * a user without the permission to send there). The AMQP connector then reports the channel failed, closes all its
- * channels, the inbound one included, and attaches none of them again: only a restart helps. The service says so once,
+ * a user without the permission to send there). The AMQP connector then reports the channel failed, closes its
+ * clients, the inbound channel's included, and never attaches the dead-letter link again (here the inbound channel is
+ * not reattached either): only a restart helps. The service says so once,
  * as an error, and liveness goes down so that the pod is restarted; what is sent meanwhile waits on the broker.
  */
 @QuarkusTest
