@@ -19,7 +19,9 @@ import org.jboss.logmanager.ExtLogRecord;
  * bare ERROR "Connection reset", since the AMQP client handles no failure of its socket: that line becomes one WARN
  * saying what it means. A receiver link the broker refuses (or closes with an error) is retried by the connector every
  * reconnect interval, each time an ERROR of the connector and a WARN of the AMQP client: both are dropped, since
- * {@link RefusedReceiverLink} says it once, with the broker's reason and what to do. Every other line of the
+ * {@link RefusedReceiverLink} says it once, with the broker's reason and what to do. A channel the connector closes
+ * for good (a dead-letter link the broker refused) is reported twice, the second time with a stack trace of Mutiny's:
+ * that copy is dropped. Every other line of the
  * connector, a failed TLS handshake included, is left as it is. Part of {@link ConsoleLogFilter}.
  */
 final class BrokerDisconnectLogFilter implements Filter {
@@ -31,6 +33,12 @@ final class BrokerDisconnectLogFilter implements Filter {
     /** "Unable to connect to the broker, retry will be attempted". */
     private static final String CONNECT_RETRYING = "SRMSG16215";
     private static final String DISCONNECTED = "Connection disconnected";
+    /**
+     * "Failure reported for channel ..., closing client": logged twice for one failure, the second time wrapped in
+     * Mutiny's "Missing onFailure/onError handler in the subscriber" with some fifty lines of stack trace.
+     */
+    private static final String CHANNEL_FAILED = "SRMSG16225";
+    private static final String MISSING_HANDLER = "Missing onFailure/onError handler";
     /** Vert.x's logger for a connection's failure that nothing handled: the AMQP client sets no handler on its socket. */
     private static final String VERTX_CONNECTION = "io.vertx.core.net.impl.ConnectionBase";
 
@@ -78,6 +86,9 @@ final class BrokerDisconnectLogFilter implements Filter {
         }
         String cause = record.getThrown().getMessage();
         boolean failure = record.getMessage().contains(CONNECTION_FAILURE);
+        if (record.getMessage().contains(CHANNEL_FAILED) && cause.startsWith(MISSING_HANDLER)) {
+            return false; // the line before it said the same, with the broker's reason and no stack trace
+        }
         if (record.getMessage().contains(RECEIVER_RETRYING)
                 && RefusedReceiverLink.brokerError(record.getThrown()).isPresent()) {
             return false; // a refused link: RefusedReceiverLink says it once, with what to do

@@ -75,6 +75,18 @@ class BrokerDisconnectLogFilterTest {
         }
     }
 
+    @Test
+    void aChannelFailureIsReportedOnceWithoutMutinysCopy() {
+        Exception refused = new Exception("Error{condition=amqp:not-found, description='no such address', info=null}");
+        ExtLogRecord first = connector("SRMSG16225: Failure reported for channel `points-dead-letter`, closing client",
+                refused);
+        assertTrue(filter.isLoggable(first), "the report with the broker's reason");
+        assertEquals(org.jboss.logmanager.Level.ERROR, first.getLevel());
+        ExtLogRecord copy = connector("SRMSG16225: Failure reported for channel `points-dead-letter`, closing client",
+                new Exception("Missing onFailure/onError handler in the subscriber", refused));
+        assertFalse(filter.isLoggable(copy), "the same report again, with Mutiny's stack trace");
+    }
+
     /** The connector's ERROR with this cause is kept as one WARN line, the cause appended, and no stack trace. */
     private ExtLogRecord assertOneWarningLine(String message, String cause) {
         ExtLogRecord record = connector(message, new Exception(cause));
