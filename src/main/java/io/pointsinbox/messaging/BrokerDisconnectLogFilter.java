@@ -20,8 +20,8 @@ import org.jboss.logmanager.ExtLogRecord;
  * saying what it means. A receiver link the broker refuses (or closes with an error) is retried by the connector every
  * reconnect interval, each time an ERROR of the connector and a WARN of the AMQP client: both are dropped, since
  * {@link RefusedReceiverLink} says it once, with the broker's reason and what to do. A channel the connector closes
- * for good (a dead-letter link the broker refused) is reported twice, the second time with a stack trace of Mutiny's:
- * that copy is dropped. Every other line of the
+ * for good (a dead-letter link the broker refused) is reported twice, word for word: the second report is dropped.
+ * Every other line of the
  * connector, a failed TLS handshake included, is left as it is. Part of {@link ConsoleLogFilter}.
  */
 final class BrokerDisconnectLogFilter implements Filter {
@@ -33,12 +33,9 @@ final class BrokerDisconnectLogFilter implements Filter {
     /** "Unable to connect to the broker, retry will be attempted". */
     private static final String CONNECT_RETRYING = "SRMSG16215";
     private static final String DISCONNECTED = "Connection disconnected";
-    /**
-     * "Failure reported for channel ..., closing client": logged twice for one failure, the second time wrapped in
-     * Mutiny's "Missing onFailure/onError handler in the subscriber" with some fifty lines of stack trace.
-     */
+    /** "Failure reported for channel ..., closing client": logged twice, word for word, for one failure. */
     private static final String CHANNEL_FAILED = "SRMSG16225";
-    private static final String MISSING_HANDLER = "Missing onFailure/onError handler";
+    private static final long SAME_FAILURE_NANOS = 1_000_000_000L;
     /** Vert.x's logger for a connection's failure that nothing handled: the AMQP client sets no handler on its socket. */
     private static final String VERTX_CONNECTION = "io.vertx.core.net.impl.ConnectionBase";
 
@@ -48,6 +45,14 @@ final class BrokerDisconnectLogFilter implements Filter {
 
     private static volatile boolean stopping;
     private static volatile boolean linkRefused;
+    /**
+     * The last channel failure reported, when, and whether it was kept: to keep its second report out, and to give
+     * the same answer for one record to every handler that applies this filter (the console, a log file).
+     */
+    private static String lastChannelFailure;
+    private static long lastChannelFailureAt;
+    private static long lastChannelFailureRecord = -1;
+    private static boolean lastChannelFailureKept;
 
     /** Called by {@link ConsumptionSwitch} when shutdown begins. */
     static void stopping() {
@@ -86,8 +91,8 @@ final class BrokerDisconnectLogFilter implements Filter {
         }
         String cause = record.getThrown().getMessage();
         boolean failure = record.getMessage().contains(CONNECTION_FAILURE);
-        if (record.getMessage().contains(CHANNEL_FAILED) && cause.startsWith(MISSING_HANDLER)) {
-            return false; // the line before it said the same, with the broker's reason and no stack trace
+        if (record.getMessage().contains(CHANNEL_FAILED)) {
+            return firstReport(record.getSequenceNumber(), record.getMessage() + ": " + cause);
         }
         if (record.getMessage().contains(RECEIVER_RETRYING)
                 && RefusedReceiverLink.brokerError(record.getThrown()).isPresent()) {
@@ -107,6 +112,20 @@ final class BrokerDisconnectLogFilter implements Filter {
             return false;
         }
         return true;
+    }
+
+    /** Whether this channel failure was not reported, word for word, by another record within the last second. */
+    private static synchronized boolean firstReport(long record, String failure) {
+        if (record == lastChannelFailureRecord) {
+            return lastChannelFailureKept;
+        }
+        long now = System.nanoTime();
+        boolean again = failure.equals(lastChannelFailure) && now - lastChannelFailureAt < SAME_FAILURE_NANOS;
+        lastChannelFailure = failure;
+        lastChannelFailureAt = now;
+        lastChannelFailureRecord = record;
+        lastChannelFailureKept = !again;
+        return !again;
     }
 
     /**

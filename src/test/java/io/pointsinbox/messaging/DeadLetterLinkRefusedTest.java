@@ -62,7 +62,7 @@ class DeadLetterLinkRefusedTest extends InboxTestBase {
         assertEquals(1, said.size(), "said once: " + said);
         assertTrue(said.get(0).contains("\"ERROR\"")
                 && said.get(0).contains("Liveness is down so that the pod is restarted"), said.get(0));
-        List<String> failed = Files.readAllLines(log).stream().filter(line -> line.contains("SRMSG16225")).toList();
+        List<String> failed = Files.readAllLines(log).stream().filter(line -> line.contains("\"SRMSG16225")).toList();
         assertEquals(1, failed.size(), "the connector's report, once: " + failed);
         assertTrue(failed.get(0).contains("amqp:not-found"), "it names the broker's reason: " + failed.get(0));
         assertEquals(1, ArtemisTestResource.pending(ArtemisTestResource.ADDRESS), "the grant waits on the broker");

@@ -73,6 +73,8 @@ class RefusedLinkTest extends InboxTestBase {
         assertEquals(List.of(), lines.stream().filter(line -> line.contains("SRMSG16205")
                 || line.contains("closed remotely") || line.contains("Error{condition")).toList(),
                 "the connector's and the AMQP client's lines of each attempt");
+        assertEquals(List.of(), lines.stream().filter(line -> line.contains("SRHCK01001")).toList(),
+                "no health report in the log for each probe that found the service not ready");
 
         ArtemisTestResource.addAnycastQueue(ADDRESS);
         await("the link accepted").atMost(Duration.ofSeconds(15))
