@@ -21,8 +21,8 @@ import org.jboss.logmanager.ExtLogRecord;
  * reconnect interval, each time an ERROR of the connector and a WARN of the AMQP client: both are dropped, since
  * {@link RefusedReceiverLink} says it once, with the broker's reason and what to do. A channel the connector closes
  * for good (a dead-letter link the broker refused) is reported twice, word for word: the second report is dropped.
- * Every other line of the
- * connector, a failed TLS handshake included, is left as it is. Part of {@link ConsoleLogFilter}.
+ * Every other line of the connector, a failed TLS handshake included, is left as it is. Part of
+ * {@link ConsoleLogFilter}.
  */
 final class BrokerDisconnectLogFilter implements Filter {
 
