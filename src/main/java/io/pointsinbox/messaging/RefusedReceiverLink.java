@@ -16,6 +16,8 @@ import jakarta.interceptor.Interceptor;
 import org.eclipse.microprofile.config.Config;
 import org.jboss.logging.Logger;
 
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.pointsinbox.config.PointsConfig;
 import io.quarkus.runtime.StartupEvent;
 
@@ -27,8 +29,9 @@ import io.quarkus.runtime.StartupEvent;
  * each refusal as an ERROR beside the AMQP client's WARN, while its readiness, which looks at the connection only,
  * stays up: a pod that consumes nothing and says so every second. Here the refusal is one ERROR naming the broker's
  * reason and what to do, a reminder every minute, one line when the broker accepts the link again; readiness is down
- * meanwhile ({@link ConsumptionHealth}), and the console drops the connector's own lines
- * ({@link BrokerDisconnectLogFilter}). Nothing here changes what is consumed or retried.
+ * meanwhile ({@link ConsumptionHealth}), the gauge {@code points_inbox_broker_link_refused{channel}} is 1 (the
+ * connection is there, so {@code points_inbox_broker_connected} stays 1), and the console drops the connector's own
+ * lines ({@link BrokerDisconnectLogFilter}). Nothing here changes what is consumed or retried.
  */
 @ApplicationScoped
 public class RefusedReceiverLink {
@@ -74,8 +77,12 @@ public class RefusedReceiverLink {
     }
 
     /** Before the messaging channels start (they do on this event too), so that the first refusal is seen. */
-    void onStart(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) StartupEvent event) {
+    void onStart(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) StartupEvent event, MeterRegistry registry) {
         java.util.logging.Logger.getLogger(OversizedDeliveries.CONNECTOR_LOGGER).addHandler(hook);
+        Gauge.builder("points.inbox.broker.link.refused", this, link -> link.reason == null ? 0 : 1)
+                .description("1 while the broker refuses the inbound channel's receiver link on a connection it keeps"
+                        + " open (nothing is consumed), 0 otherwise")
+                .tag("channel", PointsGrantedConsumer.CHANNEL).strongReference(true).register(registry);
     }
 
     @PreDestroy

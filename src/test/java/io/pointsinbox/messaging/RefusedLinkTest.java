@@ -23,6 +23,7 @@ import io.pointsinbox.support.AmqpTestClient;
 import io.pointsinbox.support.ArtemisTestResource;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
+import io.pointsinbox.support.Metrics;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -61,6 +62,8 @@ class RefusedLinkTest extends InboxTestBase {
                 .then().statusCode(503).body(containsString("the broker refuses the receiver link on " + ADDRESS
                         + ": amqp:illegal-state: Address " + ADDRESS + " is not configured for queue support")));
         given().get("/q/health/live").then().statusCode(200);
+        assertEquals(1.0, Metrics.series("points_inbox_broker_link_refused"), "the gauge an alert can watch");
+        assertEquals(1.0, Metrics.series("points_inbox_broker_connected"), "the connection itself is there");
         // Several attempts, one a second.
         Thread.sleep(4_000);
         List<String> lines = Files.readAllLines(log);
@@ -79,6 +82,7 @@ class RefusedLinkTest extends InboxTestBase {
         ArtemisTestResource.addAnycastQueue(ADDRESS);
         await("the link accepted").atMost(Duration.ofSeconds(15))
                 .untilAsserted(() -> given().get("/q/health/ready").then().statusCode(200));
+        assertEquals(0.0, Metrics.series("points_inbox_broker_link_refused"));
         List<String> accepted = Files.readAllLines(log).stream().filter(line -> ACCEPTED.matcher(line).find())
                 .toList();
         assertEquals(1, accepted.size(), "one line when the link is accepted");
