@@ -124,14 +124,7 @@ class DeliveryFailureLogFilterTest {
                 + " string or binary value, got an AMQP array value) but its dead-letter copy cannot be written";
         DeadLetters.DeadLetterImpossibleException impossible = new DeadLetters.DeadLetterImpossibleException(text,
                 new NullPointerException("Cannot invoke \"DescribedTypeConstructor.encode\""));
-        for (Throwable thrown : new Throwable[] { impossible, new RuntimeException("wrapped", impossible) }) {
-            ExtLogRecord record = methodFailed(thrown);
-
-            assertTrue(filter.isLoggable(record));
-            assertEquals(org.jboss.logmanager.Level.WARN, record.getLevel());
-            assertNull(record.getThrown(), "no stack trace");
-            assertEquals(text, record.getFormattedMessage());
-        }
+        assertOneWarningLine(impossible, text);
     }
 
     @Test
@@ -139,7 +132,12 @@ class DeliveryFailureLogFilterTest {
         String text = "The message (AMQP message-id m-7) is refused (body: malformed JSON) but the dead-letter channel"
                 + " is closed";
         DeadLetters.DeadLetterLinkLostException lost = new DeadLetters.DeadLetterLinkLostException(text);
-        for (Throwable thrown : new Throwable[] { lost, new RuntimeException("wrapped", lost) }) {
+        assertOneWarningLine(lost, text);
+    }
+
+    /** The delivery's failure, alone or wrapped, is one WARN line with the failure's text and no stack trace. */
+    private void assertOneWarningLine(Throwable failure, String text) {
+        for (Throwable thrown : new Throwable[] { failure, new RuntimeException("wrapped", failure) }) {
             ExtLogRecord record = methodFailed(thrown);
 
             assertTrue(filter.isLoggable(record));

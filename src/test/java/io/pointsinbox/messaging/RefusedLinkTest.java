@@ -7,20 +7,19 @@ import static org.hamcrest.Matchers.containsString;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.Test;
 
 import io.pointsinbox.support.AmqpTestClient;
 import io.pointsinbox.support.ArtemisTestResource;
+import io.pointsinbox.support.ConsoleLogFile;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
 import io.pointsinbox.support.Metrics;
@@ -43,10 +42,9 @@ class RefusedLinkTest extends InboxTestBase {
     public static class MulticastOnlyAddress implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("points.address", ArtemisTestResource.MULTICAST_ONLY,
-                    "quarkus.log.file.enabled", "true",
-                    "quarkus.log.file.path", "target/refused-link-" + System.nanoTime() + ".log",
-                    "quarkus.log.file.filter", ConsoleLogFilter.NAME);
+            Map<String, String> settings = new HashMap<>(ConsoleLogFile.settings("refused-link"));
+            settings.put("points.address", ArtemisTestResource.MULTICAST_ONLY);
+            return settings;
         }
     }
 
@@ -57,7 +55,6 @@ class RefusedLinkTest extends InboxTestBase {
 
     @Test
     void aRefusedLinkIsOneErrorAndReadinessDownUntilTheBrokerAcceptsIt() throws Exception {
-        Path log = Path.of(ConfigProvider.getConfig().getValue("quarkus.log.file.path", String.class));
         await("readiness down").atMost(Duration.ofSeconds(10)).untilAsserted(() -> given().get("/q/health/ready")
                 .then().statusCode(503).body(containsString("the broker refuses the receiver link on " + ADDRESS
                         + ": amqp:illegal-state: Address " + ADDRESS + " is not configured for queue support")));
@@ -66,7 +63,7 @@ class RefusedLinkTest extends InboxTestBase {
         assertEquals(1.0, Metrics.series("points_inbox_broker_connected"), "the connection itself is there");
         // Several attempts, one a second.
         Thread.sleep(4_000);
-        List<String> lines = Files.readAllLines(log);
+        List<String> lines = ConsoleLogFile.lines();
         List<String> refused = lines.stream().filter(line -> line.contains("refuses this service's receiver link"))
                 .toList();
         assertEquals(1, refused.size(), "one line for the refusal: " + lines);
@@ -83,7 +80,7 @@ class RefusedLinkTest extends InboxTestBase {
         await("the link accepted").atMost(Duration.ofSeconds(15))
                 .untilAsserted(() -> given().get("/q/health/ready").then().statusCode(200));
         assertEquals(0.0, Metrics.series("points_inbox_broker_link_refused"));
-        List<String> accepted = Files.readAllLines(log).stream().filter(line -> ACCEPTED.matcher(line).find())
+        List<String> accepted = ConsoleLogFile.lines().stream().filter(line -> ACCEPTED.matcher(line).find())
                 .toList();
         assertEquals(1, accepted.size(), "one line when the link is accepted");
         Matcher refusals = ACCEPTED.matcher(accepted.get(0));
