@@ -69,12 +69,16 @@ public final class TcpProxy implements AutoCloseable {
      * answers for it); new connections pass.
      */
     public synchronized void resetOpenConnections() {
+        // Every socket is set to reset before any is closed: closing one end wakes its pump, which closes the other
+        // end at once, and that close must be a reset too, not an orderly FIN that the client would read as a close.
         for (Socket socket : sockets) {
             try {
                 socket.setSoLinger(true, 0);
             } catch (IOException e) {
                 // already closed
             }
+        }
+        for (Socket socket : sockets) {
             closeQuietly(socket);
         }
         sockets.clear();
