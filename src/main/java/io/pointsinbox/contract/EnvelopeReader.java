@@ -76,17 +76,22 @@ public class EnvelopeReader {
         // The whole document is read before any field is judged: a syntax error anywhere outranks a bad field.
         Fields fields = parse(utf8(body));
         UUID messageId = messageId(fields.messageId, transportMessageId);
-        MessageType type = type(fields.type);
-        if (fields.payloadJson == null) {
-            throw new InvalidEnvelopeException("payload", "must be a JSON object");
+        try {
+            MessageType type = type(fields.type);
+            if (fields.payloadJson == null) {
+                throw new InvalidEnvelopeException("payload", "must be a JSON object");
+            }
+            long userId = integer(fields.userId, "userId", 1, Long.MAX_VALUE);
+            long amount = integer(fields.amount, "amount", 1, config.maxAmount());
+            if (fields.payloadJson.contains("\\u0000")) {
+                // PostgreSQL's jsonb cannot hold it: refused here with its reason, not by a failing insert and retries.
+                throw new InvalidEnvelopeException("payload",
+                        "contains a NUL character (\\u0000), which is not stored");
+            }
+            return new PointsEnvelope(messageId, type, userId, amount, fields.payloadJson, hash(type, userId, amount));
+        } catch (InvalidEnvelopeException e) {
+            throw e.about(messageId);
         }
-        long userId = integer(fields.userId, "userId", 1, Long.MAX_VALUE);
-        long amount = integer(fields.amount, "amount", 1, config.maxAmount());
-        if (fields.payloadJson.contains("\\u0000")) {
-            // PostgreSQL's jsonb cannot hold it: refused here with its reason, not by a failing insert and retries.
-            throw new InvalidEnvelopeException("payload", "contains a NUL character (\\u0000), which is not stored");
-        }
-        return new PointsEnvelope(messageId, type, userId, amount, fields.payloadJson, hash(type, userId, amount));
     }
 
     /** A scalar as the parser saw it: its token, its text, and for an integer its value if it fits a long. */

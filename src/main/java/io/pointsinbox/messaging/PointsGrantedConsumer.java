@@ -72,6 +72,11 @@ public class PointsGrantedConsumer {
             envelope = reader.readWithTransportId(AmqpBodies.bytes(amqp),
                     () -> AmqpMessageIds.text(amqp.getMessage().unwrap().getMessageId()));
         } catch (InvalidEnvelopeException e) {
+            if (e.messageId() != null) {
+                // Its id was readable (the fault is elsewhere): the dead-letter line names the message too.
+                MDC.put(DeliveryLogContext.CONSUMER, config.consumer());
+                MDC.put(DeliveryLogContext.MESSAGE_ID, e.messageId().toString());
+            }
             deadLetter(amqp, e.getMessage(), "rejected", start);
             return;
         }

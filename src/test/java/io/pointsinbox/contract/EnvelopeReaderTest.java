@@ -1,6 +1,7 @@
 package io.pointsinbox.contract;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -116,6 +117,27 @@ class EnvelopeReaderTest {
         InvalidEnvelopeException refused = assertThrows(InvalidEnvelopeException.class, () -> read(json), name);
         assertEquals(field, refused.field(), name + ": the field named");
         assertTrue(refused.getMessage().contains(reason), name + ": expected '" + reason + "' in " + refused.getMessage());
+    }
+
+    @Test
+    void aRefusalNamesTheMessageOnlyWhenItsIdWasRead() {
+        UUID id = UUID.fromString(ID);
+        for (String bad : List.of(envelope("{\"userId\":1,\"amount\":0}"), envelope("{\"amount\":1}"),
+                envelope("{\"userId\":1,\"amount\":1,\"s\":\"\\u0000\"}"),
+                "{\"messageId\":\"" + ID + "\",\"type\":\"Other\",\"payload\":{}}",
+                "{\"messageId\":\"" + ID + "\",\"type\":\"PointsGranted.v1\",\"payload\":[1]}")) {
+            assertEquals(id, assertThrows(InvalidEnvelopeException.class, () -> read(bad), bad).messageId(), bad);
+        }
+        String other = UUID.randomUUID().toString();
+        assertEquals(UUID.fromString(other), assertThrows(InvalidEnvelopeException.class, () -> reader.read(
+                bytes("{\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":1,\"amount\":0}}"), other))
+                .messageId(), "the transport id when the body has none");
+        for (String bad : List.of("{\"messageId\":", "{\"messageId\":\"x\",\"type\":\"PointsGranted.v1\"}",
+                "{\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":1,\"amount\":0}}",
+                envelope("{\"userId\":1,\"amount\":10,\"amount\":1000000}"))) {
+            assertNull(assertThrows(InvalidEnvelopeException.class, () -> read(bad), bad).messageId(),
+                    "no id read: " + bad);
+        }
     }
 
     @Test

@@ -220,16 +220,30 @@ class PointsGrantedConsumerTest extends InboxTestBase {
     @Test
     void poisonMessagesGoToTheDeadLetterAddressOnTheirFirstDelivery() {
         MetricsDelta counted = MetricsDelta.start();
-        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
-            sender.sendText("{not json");
-            sender.sendText("{\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":505,\"amount\":10}}");
-            sender.sendText(grant(UUID.randomUUID(), 505, -10));
-            sender.sendText(grant(UUID.randomUUID(), 505, 10).replace("PointsGranted.v1", "PointsStolen.v1"));
-            sender.sendText("{\"messageId\":\"not-a-uuid\",\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":505,"
-                    + "\"amount\":10}}");
+        UUID negative = UUID.randomUUID();
+        UUID unknownType = UUID.randomUUID();
+        List<LogCapture.Line> lines;
+        try (LogCapture deadLetters = LogCapture.of(DeadLetters.class)) {
+            try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+                sender.sendText("{not json");
+                sender.sendText("{\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":505,\"amount\":10}}");
+                sender.sendText(grant(negative, 505, -10));
+                sender.sendText(grant(unknownType, 505, 10).replace("PointsGranted.v1", "PointsStolen.v1"));
+                sender.sendText("{\"messageId\":\"not-a-uuid\",\"type\":\"PointsGranted.v1\",\"payload\":"
+                        + "{\"userId\":505,\"amount\":10}}");
+            }
+            await("poison dead-lettered").atMost(Duration.ofSeconds(30)).until(() -> deadLettered() == 5);
+            awaitDrained();
+            lines = List.copyOf(deadLetters.linesWithContext());
         }
-        await("poison dead-lettered").atMost(Duration.ofSeconds(30)).until(() -> deadLettered() == 5);
-        awaitDrained();
+        // A refused message whose id was readable is named by it on its dead-letter line; the others cannot be.
+        assertEquals(5, lines.size(), "one dead-letter line each: " + lines);
+        for (UUID named : List.of(negative, unknownType)) {
+            assertEquals(1, lines.stream().filter(line -> named.toString().equals(line.context().get("messageId"))
+                    && CONSUMER.equals(line.context().get("consumer"))).count(), "the line about " + named + ": " + lines);
+        }
+        assertEquals(3, lines.stream().filter(line -> !line.context().containsKey("messageId")).count(),
+                "no id for the malformed, the id-less and the non-UUID one: " + lines);
 
         List<String> reasons = ArtemisTestResource.browse(ArtemisTestResource.DEAD_LETTER, DeadLetters.REASON);
         // Deliveries run concurrently, so the dead-letter queue's order is not the sending order.
