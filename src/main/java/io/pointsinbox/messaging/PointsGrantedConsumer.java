@@ -1,6 +1,7 @@
 package io.pointsinbox.messaging;
 
 import java.time.Instant;
+import java.util.UUID;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.transaction.Transactional;
@@ -73,17 +74,14 @@ public class PointsGrantedConsumer {
                     () -> AmqpMessageIds.text(amqp.getMessage().unwrap().getMessageId()));
         } catch (InvalidEnvelopeException e) {
             if (e.messageId() != null) {
-                // Its id was readable (the fault is elsewhere): the dead-letter line names the message too.
-                MDC.put(DeliveryLogContext.CONSUMER, config.consumer());
-                MDC.put(DeliveryLogContext.MESSAGE_ID, e.messageId().toString());
+                nameInLog(e.messageId()); // its id was readable (the fault is elsewhere): the line names it too
             }
             deadLetter(amqp, e.getMessage(), "rejected", start);
             return;
         }
         // Every line about this message names it, the dead-letter line of a conflict included; the context is
         // cleared, and a failure named after it, once the delivery has left its transaction (@DeliveryLogContext).
-        MDC.put(DeliveryLogContext.CONSUMER, config.consumer());
-        MDC.put(DeliveryLogContext.MESSAGE_ID, envelope.messageId().toString());
+        nameInLog(envelope.messageId());
         Instant created = Instant.ofEpochMilli(amqp.getCreationTime());
         if (amqp.getCreationTime() > 0 && created.isBefore(Instant.now().minus(retention.window()))) {
             // Its inbox row, if it was ever applied, may already be gone: applying it now could apply it twice.
@@ -96,6 +94,12 @@ public class PointsGrantedConsumer {
             // A sender's bug, never applied: the message is kept on the dead-letter address as evidence.
             deadLetters.forward(amqp, config.consumer(), "id_conflict: " + result.conflict());
         }
+    }
+
+    /** Puts the consumer and the message id in the log context of this delivery (@DeliveryLogContext clears it). */
+    private void nameInLog(UUID messageId) {
+        MDC.put(DeliveryLogContext.CONSUMER, config.consumer());
+        MDC.put(DeliveryLogContext.MESSAGE_ID, messageId.toString());
     }
 
     private void deadLetter(IncomingAmqpMetadata amqp, String reason, String outcome, long start) {
