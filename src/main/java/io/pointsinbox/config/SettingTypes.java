@@ -100,6 +100,11 @@ public final class SettingTypes implements ConfigSourceInterceptor {
         return valid(TYPES.get(property), value);
     }
 
+    /** Whether {@code value} is one of the words a boolean setting may be: true, false, yes, no, on, off, 1, 0, y, n. */
+    static boolean isBoolean(String value) {
+        return valid(Type.BOOLEAN, value);
+    }
+
     private static boolean valid(Type type, String value) {
         try {
             switch (type) {

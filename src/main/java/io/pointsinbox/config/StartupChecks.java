@@ -7,6 +7,7 @@ import jakarta.interceptor.Interceptor;
 
 import org.eclipse.microprofile.config.Config;
 
+import io.quarkus.runtime.LaunchMode;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.runtime.configuration.ConfigurationException;
 
@@ -20,6 +21,8 @@ public class StartupChecks {
 
     void check(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) StartupEvent event, Config config,
             PointsConfig points, RetentionConfig retention, BatchConfig batch) {
+        brokerProblem(name -> config.getOptionalValue(name, String.class), LaunchMode.current() == LaunchMode.NORMAL)
+                .ifPresent(StartupChecks::refuse);
         retentionProblem(retention.window(), retention.redeliveryBudget()).ifPresent(StartupChecks::refuse);
         jwtKeyProblem(config.getOptionalValue("mp.jwt.verify.publickey.location", String.class).orElse(null),
                 config.getOptionalValue("mp.jwt.verify.publickey", String.class).orElse(null))
@@ -32,6 +35,54 @@ public class StartupChecks {
         brokerTrustProblem(points.brokerTrustCertificates().isPresent(), tls).ifPresent(StartupChecks::refuse);
         int pool = config.getOptionalValue("quarkus.datasource.jdbc.max-size", Integer.class).orElse(20);
         poolProblem(pool, batch.enabled(), points.concurrency(), batch.threads()).ifPresent(StartupChecks::refuse);
+    }
+
+    /** The inbound channel's own setting for {@code key}, which the connector prefers to the global {@code amqp-...}. */
+    private static final String CHANNEL = "mp.messaging.incoming.points-granted.";
+
+    /**
+     * The broker connection's settings, which the AMQP connector reads only when it opens its first connection: a
+     * port out of range would be retried for ever with readiness down, a misspelt {@code AMQP_USE_SSL} silently
+     * read as {@code false} (a plain connection where TLS was meant), a bad reconnect setting fail the channel with
+     * a stack trace. Every problem found is named in the one line, by its environment variable; a missing host only
+     * in production ({@code normal} launch mode), where no Dev Services provide one.
+     */
+    static java.util.Optional<String> brokerProblem(
+            java.util.function.Function<String, java.util.Optional<String>> setting, boolean production) {
+        java.util.List<String> problems = new java.util.ArrayList<>();
+        boolean host = setting.apply("amqp-host").or(() -> setting.apply(CHANNEL + "host"))
+                .filter(h -> !h.isBlank()).isPresent();
+        if (production && !host) {
+            problems.add("AMQP_HOST (amqp-host) is not set: give the AMQP broker's host name");
+        }
+        wholeNumber(problems, setting, "amqp-port", 1, 65535, "");
+        wholeNumber(problems, setting, "amqp-reconnect-attempts", 0, Integer.MAX_VALUE, "");
+        wholeNumber(problems, setting, "amqp-reconnect-interval", 1, 3600, " (seconds)");
+        setting.apply("amqp-use-ssl").filter(v -> !SettingTypes.isBoolean(v)).ifPresent(
+                v -> problems.add(variable("amqp-use-ssl", v) + " must be true or false"));
+        return problems.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(String.join("; ", problems));
+    }
+
+    private static void wholeNumber(java.util.List<String> problems,
+            java.util.function.Function<String, java.util.Optional<String>> setting, String property, long min,
+            long max, String unit) {
+        setting.apply(property).ifPresent(value -> {
+            long number;
+            try {
+                number = Long.parseLong(value.trim());
+            } catch (NumberFormatException e) {
+                problems.add(variable(property, value) + " must be a whole number" + unit);
+                return;
+            }
+            if (number < min || number > max) {
+                problems.add(variable(property, value) + " must be between " + min + " and " + max + unit);
+            }
+        });
+    }
+
+    /** {@code AMQP_PORT (amqp-port=70000)}: the environment variable first, then the property and its value. */
+    private static String variable(String property, String value) {
+        return property.toUpperCase(java.util.Locale.ROOT).replace('-', '_') + " (" + property + "=" + value + ")";
     }
 
     /**

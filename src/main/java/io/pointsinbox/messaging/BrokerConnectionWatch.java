@@ -85,8 +85,22 @@ public class BrokerConnectionWatch {
         this.deadLetters = deadLetters;
         this.deadLetterAddress = points.deadLetterAddress();
         this.broker = broker(config);
-        this.reconnectInterval = config.getOptionalValue("amqp-reconnect-interval", Long.class).orElse(10L);
+        this.reconnectInterval = reconnectInterval(config);
         this.stuckAfter = Duration.ofSeconds(Math.max(10, 10 * reconnectInterval));
+    }
+
+    /**
+     * Seconds between the connector's reconnection attempts, for the log ({@code AMQP_RECONNECT_INTERVAL}; the
+     * connector's own default, 10, when it is unset). Read as text: a value that is not a whole number is refused
+     * by name at start-up ({@code StartupChecks}), which must not be pre-empted by a conversion error here.
+     */
+    static long reconnectInterval(Config config) {
+        try {
+            return config.getOptionalValue("amqp-reconnect-interval", String.class).map(v -> Long.parseLong(v.trim()))
+                    .orElse(10L);
+        } catch (NumberFormatException e) {
+            return 10L;
+        }
     }
 
     /** The inbound channel's broker, host:port, for the log. */

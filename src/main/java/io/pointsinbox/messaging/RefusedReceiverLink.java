@@ -73,7 +73,7 @@ public class RefusedReceiverLink {
         this.consumption = consumption;
         this.address = points.address();
         this.broker = BrokerConnectionWatch.broker(config);
-        this.reconnectInterval = config.getOptionalValue("amqp-reconnect-interval", Long.class).orElse(10L);
+        this.reconnectInterval = BrokerConnectionWatch.reconnectInterval(config);
     }
 
     /** Before the messaging channels start (they do on this event too), so that the first refusal is seen. */

@@ -53,6 +53,23 @@ class InvalidSettingsIT {
     }
 
     @Test
+    void brokerSettingsThatTheConnectorWouldRetryOrMisreadAreOneLineBeforeAnyConnection() throws Exception {
+        // Without the check: a port out of range retried for ever with readiness down, "maybe" read as false (a
+        // plain connection where TLS was meant), and the interval a conversion stack trace from the connector.
+        String output = refusedStart("broker.log", Map.of("QUARKUS_DATASOURCE_JDBC_URL", databaseOfItsOwn(),
+                "QUARKUS_DATASOURCE_USERNAME", "postgres", "AMQP_HOST", "", "AMQP_PORT", "70000",
+                "AMQP_USE_SSL", "maybe", "AMQP_RECONNECT_INTERVAL", "abc", "POINTS_JWT_PUBLIC_KEY_LOCATION",
+                Path.of("src/test/resources/jwt/publicKey.pem").toAbsolutePath().toString()), 90);
+        assertTrue(output.contains("AMQP_HOST (amqp-host) is not set: give the AMQP broker's host name; "
+                + "AMQP_PORT (amqp-port=70000) must be between 1 and 65535; "
+                + "AMQP_RECONNECT_INTERVAL (amqp-reconnect-interval=abc) must be a whole number (seconds); "
+                + "AMQP_USE_SSL (amqp-use-ssl=maybe) must be true or false"), output);
+        assertFalse(output.contains("Establishing connection with AMQP broker"), output);
+        assertFalse(output.contains(" ERROR "), "no error logged before the reason:\n" + output);
+        assertFalse(output.contains("\tat "), "no stack trace:\n" + output);
+    }
+
+    @Test
     void aPoolerThatSharesSessionsIsRefusedNamingTheFix() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(io.pointsinbox.support.Pgbouncer.installed(),
                 "no pgbouncer on this machine (apt-get install pgbouncer)");

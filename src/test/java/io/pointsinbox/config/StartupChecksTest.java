@@ -1,8 +1,11 @@
 package io.pointsinbox.config;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
@@ -25,6 +28,41 @@ class StartupChecksTest {
         assertTrue(StartupChecks.brokerTrustProblem(true, true).isEmpty(), "with TLS");
         assertTrue(StartupChecks.brokerTrustProblem(false, false).isEmpty(), "neither");
         assertTrue(StartupChecks.brokerTrustProblem(false, true).isEmpty(), "TLS with the JVM's trust store");
+    }
+
+    @Test
+    void brokerSettingsOutOfRangeOrOfTheWrongTypeAreRefusedEachByItsVariable() {
+        Map<String, String> settings = Map.of("amqp-host", "broker.example", "amqp-port", "70000",
+                "amqp-use-ssl", "maybe", "amqp-reconnect-attempts", "-5", "amqp-reconnect-interval", "abc");
+        String problem = StartupChecks.brokerProblem(key -> Optional.ofNullable(settings.get(key)), true).orElseThrow();
+        assertEquals("AMQP_PORT (amqp-port=70000) must be between 1 and 65535; "
+                + "AMQP_RECONNECT_ATTEMPTS (amqp-reconnect-attempts=-5) must be between 0 and 2147483647; "
+                + "AMQP_RECONNECT_INTERVAL (amqp-reconnect-interval=abc) must be a whole number (seconds); "
+                + "AMQP_USE_SSL (amqp-use-ssl=maybe) must be true or false", problem);
+        for (String[] bad : new String[][] {{"amqp-port", "0"}, {"amqp-port", "abc"}, {"amqp-port", ""},
+                {"amqp-reconnect-interval", "0"}, {"amqp-reconnect-interval", "3601"}, {"amqp-use-ssl", "ture"}}) {
+            Map<String, String> one = Map.of("amqp-host", "broker.example", bad[0], bad[1]);
+            String refused = StartupChecks.brokerProblem(key -> Optional.ofNullable(one.get(key)), true)
+                    .orElseThrow(() -> new AssertionError(bad[0] + "=" + bad[1] + " should be refused"));
+            assertTrue(refused.startsWith(bad[0].toUpperCase(java.util.Locale.ROOT).replace('-', '_') + " ("
+                    + bad[0] + "=" + bad[1] + ") must be "), refused);
+        }
+    }
+
+    @Test
+    void brokerSettingsInRangeAreAcceptedAndAHostIsRequiredInProductionOnly() {
+        Map<String, String> good = Map.of("amqp-host", "broker.example", "amqp-port", "5671", "amqp-use-ssl", "TRUE",
+                "amqp-reconnect-attempts", "2147483647", "amqp-reconnect-interval", " 1 ");
+        assertEquals(Optional.empty(), StartupChecks.brokerProblem(key -> Optional.ofNullable(good.get(key)), true));
+        assertEquals(Optional.empty(), StartupChecks.brokerProblem(key -> Optional.empty(), false),
+                "dev and test: Dev Services or the tests give the broker");
+        assertEquals(Optional.of("AMQP_HOST (amqp-host) is not set: give the AMQP broker's host name"),
+                StartupChecks.brokerProblem(key -> Optional.empty(), true));
+        assertEquals(Optional.of("AMQP_HOST (amqp-host) is not set: give the AMQP broker's host name"),
+                StartupChecks.brokerProblem(key -> Optional.ofNullable(Map.of("amqp-host", " ").get(key)), true));
+        Map<String, String> channelHost = Map.of("mp.messaging.incoming.points-granted.host", "broker.example");
+        assertEquals(Optional.empty(), StartupChecks.brokerProblem(key -> Optional.ofNullable(channelHost.get(key)),
+                true), "the channel's own host setting");
     }
 
     @Test
