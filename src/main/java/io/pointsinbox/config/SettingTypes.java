@@ -52,6 +52,36 @@ public final class SettingTypes implements ConfigSourceInterceptor {
             Map.entry("points.retention.broker-max-redelivery-delay", Type.DURATION),
             Map.entry("points.retention.redrive-horizon", Type.DURATION));
 
+    /**
+     * Quarkus's own settings that the README documents under a variable of this service: Quarkus converts their type,
+     * but reports a value out of range (a pool of 0, an unknown policy) with a stack trace once
+     * something uses it, or not at all (a negative shutdown timeout).
+     * Their problems are only recorded, never replaced: should one be read after the validator ran, Quarkus fails
+     * or behaves exactly as it would without this rule.
+     */
+    private record Rule(String variable, java.util.function.Predicate<String> valid, String description) {
+    }
+
+    private static final java.util.Set<String> POLICIES = java.util.Set.of("permit", "authenticated", "deny",
+            "points-writer", "points-ops");
+
+    private static final Map<String, Rule> QUARKUS = Map.of(
+            "quarkus.datasource.jdbc.max-size", new Rule("POINTS_DB_POOL_SIZE", v -> wholeNumber(v, 1, 10_000),
+                    "a whole number from 1 to 10000"),
+            "quarkus.flyway.connect-retries", new Rule("QUARKUS_FLYWAY_CONNECT_RETRIES",
+                    v -> wholeNumber(v, 0, Integer.MAX_VALUE), "a whole number, 0 or more"),
+            "quarkus.shutdown.delay", new Rule("POINTS_SHUTDOWN_DELAY", v -> duration(v, false),
+                    "a duration of 0s or more such as 2s"),
+            "quarkus.shutdown.timeout", new Rule("POINTS_SHUTDOWN_TIMEOUT", v -> duration(v, false),
+                    "a duration of 0s or more such as 20s"),
+            "quarkus.transaction-manager.default-transaction-timeout", new Rule(
+                    "QUARKUS_TRANSACTION_MANAGER_DEFAULT_TRANSACTION_TIMEOUT", v -> duration(v, true),
+                    "a duration above zero such as 60s"),
+            "quarkus.http.auth.permission.readers.policy", new Rule("POINTS_READ_POLICY",
+                    v -> POLICIES.contains(v.trim()), "one of permit, authenticated, deny, points-writer, points-ops"),
+            "quarkus.http.auth.permission.ops.policy", new Rule("POINTS_ADMIN_POLICY",
+                    v -> POLICIES.contains(v.trim()), "one of points-ops, deny, authenticated, permit, points-writer"));
+
     /** The mediator reads {@code ${points.concurrency}} during static initialisation, before any validation can run. */
     private static final String WORKER_POOL = "smallrye.messaging.worker.<virtual-thread>.max-concurrency";
 
@@ -67,6 +97,12 @@ public final class SettingTypes implements ConfigSourceInterceptor {
             // POINTS_JWT_PUBLIC_KEY_LOCATION set but empty: StartupChecks refuses it by its name.
             return value == null ? ConfigValue.builder().withName(name).withValue(StartupChecks.NO_KEY).build()
                     : value.withValue(StartupChecks.NO_KEY);
+        }
+        Rule rule = QUARKUS.get(name);
+        if (rule != null && value != null && value.getValue() != null && !value.getValue().contains("${")
+                && !rule.valid().test(value.getValue())) {
+            PROBLEMS.put(name, rule.variable() + " (" + name + "=" + value.getValue() + ") must be "
+                    + rule.description());
         }
         Type type = WORKER_POOL.equals(name) ? Type.INTEGER : TYPES.get(name);
         // Some reads see the value before its ${...} expression is expanded; the expanded read is checked.
@@ -96,8 +132,38 @@ public final class SettingTypes implements ConfigSourceInterceptor {
         return found;
     }
 
+    /** The problems recorded for Quarkus's settings since the last call: each is reported once. */
+    static List<Problem> takeQuarkusProblems() {
+        List<Problem> found = new ArrayList<>();
+        for (String property : QUARKUS.keySet()) {
+            String problem = PROBLEMS.remove(property);
+            if (problem != null) {
+                found.add(new Problem(problem));
+            }
+        }
+        return found;
+    }
+
     static boolean valid(String property, String value) {
         return valid(TYPES.get(property), value);
+    }
+
+    private static boolean wholeNumber(String value, long min, long max) {
+        try {
+            long number = Long.parseLong(value.trim());
+            return number >= min && number <= max;
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    private static boolean duration(String value, boolean aboveZero) {
+        try {
+            java.time.Duration d = io.quarkus.runtime.configuration.DurationConverter.parseDuration(value);
+            return d != null && !d.isNegative() && !(aboveZero && d.isZero());
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     /** Whether {@code value} is one of the words a boolean setting may be: true, false, yes, no, on, off, 1, 0, y, n. */

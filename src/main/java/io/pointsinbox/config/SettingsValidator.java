@@ -28,7 +28,9 @@ public final class SettingsValidator implements ConfigValidator {
 
     @Override
     public void validateMapping(Class<?> mappingClass, String prefix, Object mapping) {
-        List<Problem> problems = new ArrayList<>();
+        // Each mapping is validated as soon as it is built, in no fixed order: Quarkus's settings with a rule of this
+        // service are reported with whichever mapping comes after the one that read them.
+        List<Problem> problems = new ArrayList<>(SettingTypes.takeQuarkusProblems());
         if (mapping instanceof PointsConfig) {
             problems.addAll(SettingTypes.problems("points.", "points.batch.", "points.retention."));
         } else if (mapping instanceof BatchConfig) {

@@ -21,8 +21,8 @@ public class StartupChecks {
 
     void check(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) StartupEvent event, Config config,
             PointsConfig points, RetentionConfig retention, BatchConfig batch) {
-        brokerProblem(name -> config.getOptionalValue(name, String.class), LaunchMode.current() == LaunchMode.NORMAL)
-                .ifPresent(StartupChecks::refuse);
+        lateSettingsProblem(name -> config.getOptionalValue(name, String.class),
+                LaunchMode.current() == LaunchMode.NORMAL).ifPresent(StartupChecks::refuse);
         retentionProblem(retention.window(), retention.redeliveryBudget()).ifPresent(StartupChecks::refuse);
         jwtKeyProblem(config.getOptionalValue("mp.jwt.verify.publickey.location", String.class).orElse(null),
                 config.getOptionalValue("mp.jwt.verify.publickey", String.class).orElse(null))
@@ -41,13 +41,15 @@ public class StartupChecks {
     private static final String CHANNEL = "mp.messaging.incoming.points-granted.";
 
     /**
-     * The broker connection's settings, which the AMQP connector reads only when it opens its first connection: a
-     * port out of range would be retried for ever with readiness down, a misspelt {@code AMQP_USE_SSL} silently
-     * read as {@code false} (a plain connection where TLS was meant), a bad reconnect setting fail the channel with
-     * a stack trace. Every problem found is named in the one line, by its environment variable; a missing host only
-     * in production ({@code normal} launch mode), where no Dev Services provide one.
+     * Settings that their libraries read only when they use them, or read leniently: a broker port out of range would
+     * be retried for ever with readiness down, a misspelt {@code AMQP_USE_SSL} silently read as {@code false} (a plain
+     * connection where TLS was meant), a bad reconnect setting fail the channel with a stack trace, an HTTP port out
+     * of range fail the server's socket after the broker connection opened (a port that is not a number Quarkus
+     * itself refuses earlier, naming the property; 0 is its "any free port"), and {@code POINTS_LOG_JSON=maybe} be
+     * read as {@code false}. Every problem found is named in the one line, by its environment variable; a missing
+     * broker host only in production ({@code normal} launch mode), where no Dev Services provide one.
      */
-    static java.util.Optional<String> brokerProblem(
+    static java.util.Optional<String> lateSettingsProblem(
             java.util.function.Function<String, java.util.Optional<String>> setting, boolean production) {
         java.util.List<String> problems = new java.util.ArrayList<>();
         boolean host = setting.apply("amqp-host").or(() -> setting.apply(CHANNEL + "host"))
@@ -60,6 +62,16 @@ public class StartupChecks {
         wholeNumber(problems, setting, "amqp-reconnect-interval", 1, 3600, " (seconds)");
         setting.apply("amqp-use-ssl").filter(v -> !SettingTypes.isBoolean(v)).ifPresent(
                 v -> problems.add(variable("amqp-use-ssl", v) + " must be true or false"));
+        setting.apply("quarkus.http.port").filter(p -> {
+            try {
+                int number = Integer.parseInt(p.trim());
+                return number < 0 || number > 65535;
+            } catch (NumberFormatException e) {
+                return false;
+            }
+        }).ifPresent(p -> problems.add("PORT (quarkus.http.port=" + p + ") must be between 0 and 65535"));
+        setting.apply("quarkus.log.console.json.enabled").filter(v -> !SettingTypes.isBoolean(v)).ifPresent(
+                v -> problems.add("POINTS_LOG_JSON (quarkus.log.console.json.enabled=" + v + ") must be true or false"));
         return problems.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(String.join("; ", problems));
     }
 

@@ -40,6 +40,29 @@ class InvalidSettingsIT {
     }
 
     @Test
+    void quarkusSettingsTheReadmeDocumentsAreNamedByTheirVariableWhenOutOfRange() throws Exception {
+        // Without the rules: a pool of 0 and an unknown policy fail with a stack trace once used, a negative shutdown
+        // timeout is taken silently.
+        String output = refusedStart("quarkus.log", Map.of("QUARKUS_DATASOURCE_JDBC_URL",
+                "jdbc:postgresql://127.0.0.1:1/none", "POINTS_DB_POOL_SIZE", "0", "POINTS_SHUTDOWN_TIMEOUT", "-5s",
+                "POINTS_SHUTDOWN_DELAY", "-1s", "POINTS_READ_POLICY", "whatever",
+                "POINTS_ADMIN_POLICY", "nobody", "QUARKUS_FLYWAY_CONNECT_RETRIES", "-1",
+                "QUARKUS_TRANSACTION_MANAGER_DEFAULT_TRANSACTION_TIMEOUT", "0s"), 60);
+        for (String expected : java.util.List.of(
+                "POINTS_DB_POOL_SIZE (quarkus.datasource.jdbc.max-size=0) must be a whole number from 1 to 10000",
+                "POINTS_SHUTDOWN_TIMEOUT (quarkus.shutdown.timeout=-5s) must be a duration of 0s or more",
+                "POINTS_SHUTDOWN_DELAY (quarkus.shutdown.delay=-1s) must be a duration of 0s or more",
+                "POINTS_READ_POLICY (quarkus.http.auth.permission.readers.policy=whatever) must be one of permit,",
+                "POINTS_ADMIN_POLICY (quarkus.http.auth.permission.ops.policy=nobody) must be one of points-ops,",
+                "QUARKUS_FLYWAY_CONNECT_RETRIES (quarkus.flyway.connect-retries=-1) must be a whole number, 0 or more",
+                "QUARKUS_TRANSACTION_MANAGER_DEFAULT_TRANSACTION_TIMEOUT (quarkus.transaction-manager."
+                        + "default-transaction-timeout=0s) must be a duration above zero")) {
+            assertTrue(output.contains(expected), "expected <" + expected + "> in:\n" + output);
+        }
+        assertFalse(output.contains("\tat "), "no stack trace:\n" + output);
+    }
+
+    @Test
     void aMissingTokenKeyIsOneLineNamingTheVariable() throws Exception {
         // The key is checked as the application starts, after the schema migration: it needs a database.
         String output = refusedStart("jwt.log", Map.of("QUARKUS_DATASOURCE_JDBC_URL", databaseOfItsOwn(),
@@ -55,15 +78,17 @@ class InvalidSettingsIT {
     @Test
     void brokerSettingsThatTheConnectorWouldRetryOrMisreadAreOneLineBeforeAnyConnection() throws Exception {
         // Without the check: a port out of range retried for ever with readiness down, "maybe" read as false (a
-        // plain connection where TLS was meant), and the interval a conversion stack trace from the connector.
+        // plain connection where TLS was meant, plain log lines where JSON was), and the interval a conversion stack
+        // trace from the connector.
         String output = refusedStart("broker.log", Map.of("QUARKUS_DATASOURCE_JDBC_URL", databaseOfItsOwn(),
                 "QUARKUS_DATASOURCE_USERNAME", "postgres", "AMQP_HOST", "", "AMQP_PORT", "70000",
-                "AMQP_USE_SSL", "maybe", "AMQP_RECONNECT_INTERVAL", "abc", "POINTS_JWT_PUBLIC_KEY_LOCATION",
+                "AMQP_USE_SSL", "maybe", "AMQP_RECONNECT_INTERVAL", "abc", "POINTS_LOG_JSON", "maybe", "POINTS_JWT_PUBLIC_KEY_LOCATION",
                 Path.of("src/test/resources/jwt/publicKey.pem").toAbsolutePath().toString()), 90);
         assertTrue(output.contains("AMQP_HOST (amqp-host) is not set: give the AMQP broker's host name; "
                 + "AMQP_PORT (amqp-port=70000) must be between 1 and 65535; "
                 + "AMQP_RECONNECT_INTERVAL (amqp-reconnect-interval=abc) must be a whole number (seconds); "
-                + "AMQP_USE_SSL (amqp-use-ssl=maybe) must be true or false"), output);
+                + "AMQP_USE_SSL (amqp-use-ssl=maybe) must be true or false; "
+                + "POINTS_LOG_JSON (quarkus.log.console.json.enabled=maybe) must be true or false"), output);
         assertFalse(output.contains("Establishing connection with AMQP broker"), output);
         assertFalse(output.contains(" ERROR "), "no error logged before the reason:\n" + output);
         assertFalse(output.contains("\tat "), "no stack trace:\n" + output);
