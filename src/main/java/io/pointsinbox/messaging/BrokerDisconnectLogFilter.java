@@ -14,8 +14,9 @@ import org.jboss.logmanager.ExtLogRecord;
  * connection stays missing is for {@link BrokerConnectionWatch} to say. With a proxy in between that accepts
  * connections while the broker is away, every reconnection attempt is one more ERROR ("Unable to connect to the
  * broker ... Disconnected"): dropped, as the client says nothing of an attempt the broker's host refuses. During a
- * graceful stop the service's own connection closing is reported the same way, an ERROR for nothing that went wrong:
- * that line is dropped. A broker killed (or its host lost) resets the connection instead, which Vert.x reports as a
+ * graceful stop the service's own connection closing is reported the same way, an ERROR for nothing that went wrong,
+ * and so is a reconnection attempt due after the client closed (a stop while the broker is away): those lines are
+ * dropped. A broker killed (or its host lost) resets the connection instead, which Vert.x reports as a
  * bare ERROR "Connection reset", since the AMQP client handles no failure of its socket: that line becomes one WARN
  * saying what it means. A receiver link the broker refuses (or closes with an error) is retried by the connector every
  * reconnect interval, each time an ERROR of the connector and a WARN of the AMQP client: both are dropped, since
@@ -33,6 +34,8 @@ final class BrokerDisconnectLogFilter implements Filter {
     /** "Unable to connect to the broker, retry will be attempted". */
     private static final String CONNECT_RETRYING = "SRMSG16215";
     private static final String DISCONNECTED = "Connection disconnected";
+    /** The AMQP client's answer to a reconnection attempt due after it was closed. */
+    private static final String CLIENT_CLOSED = "Client is closed";
     /** "Failure reported for channel ..., closing client": logged twice, word for word, for one failure. */
     private static final String CHANNEL_FAILED = "SRMSG16225";
     private static final long SAME_FAILURE_NANOS = 1_000_000_000L;
@@ -99,7 +102,10 @@ final class BrokerDisconnectLogFilter implements Filter {
             return false; // a refused link: RefusedReceiverLink says it once, with what to do
         }
         if (stopping) {
-            return !(failure && DISCONNECTED.equals(cause));
+            // The service's own connection closing, and an attempt to reach a broker that was away, due after the
+            // client closed: nothing went wrong in either.
+            return !(failure && DISCONNECTED.equals(cause)
+                    || record.getMessage().contains(CONNECT_RETRYING) && CLIENT_CLOSED.equals(cause));
         }
         // The AMQP client's own words for a lost connection, with the broker's or the idle timeout's reason after
         // them ("Connection disconnected - local-idle-timeout expired").

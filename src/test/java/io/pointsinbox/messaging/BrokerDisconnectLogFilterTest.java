@@ -161,12 +161,19 @@ class BrokerDisconnectLogFilterTest {
         BrokerDisconnectLogFilter.stopping();
         assertFalse(filter.isLoggable(connector("SRMSG16214: AMQP Connection failure [Error Occurred After Shutdown]",
                 new Exception("Connection disconnected"))), "the service's own close, at shutdown");
+        ExtLogRecord closedClient = connector("SRMSG16215: Unable to connect to the broker, retry will be attempted"
+                + " [Error Occurred After Shutdown]", new IllegalStateException("Client is closed"));
+        assertFalse(filter.isLoggable(closedClient), "an attempt due after the client closed, at shutdown");
         ExtLogRecord refused = connector("SRMSG16214: AMQP Connection failure", new Exception("Connection refused"));
         assertTrue(filter.isLoggable(refused), "another cause of the same message is kept");
         assertEquals(org.jboss.logmanager.Level.ERROR, refused.getLevel());
         assertTrue(filter.isLoggable(connector("SRMSG16205: Unable to retrieve messages from AMQP",
                 new Exception("Connection disconnected"))), "another message of the connector is kept");
         BrokerDisconnectLogFilter.running();
+        ExtLogRecord closedWhileRunning = connector("SRMSG16215: Unable to connect to the broker, retry will be"
+                + " attempted", new IllegalStateException("Client is closed"));
+        assertTrue(filter.isLoggable(closedWhileRunning), "a closed client while the service runs is a fault: kept");
+        assertEquals(org.jboss.logmanager.Level.ERROR, closedWhileRunning.getLevel());
         ExtLogRecord again = connector("SRMSG16214: AMQP Connection failure", new Exception("Connection disconnected"));
         assertTrue(filter.isLoggable(again), "started again: logged again");
         assertEquals(org.jboss.logmanager.Level.WARN, again.getLevel());
