@@ -54,16 +54,17 @@ public final class SettingTypes implements ConfigSourceInterceptor {
 
     /**
      * Quarkus's own settings that the README documents under a variable of this service: Quarkus converts their type,
-     * but reports a value out of range (a pool of 0, an unknown policy) with a stack trace once
-     * something uses it, or not at all (a negative shutdown timeout).
-     * Their problems are only recorded, never replaced: should one be read after the validator ran, Quarkus fails
-     * or behaves exactly as it would without this rule.
+     * but reports a value out of range (a pool of 0, an unknown policy) with a stack trace once something uses it, or
+     * not at all (a negative shutdown timeout). Their problems are only recorded, never replaced: should one be read
+     * after the last mapping was validated, Quarkus fails or behaves exactly as it would without this rule.
      */
     private record Rule(String variable, java.util.function.Predicate<String> valid, String description) {
     }
 
     private static final java.util.Set<String> POLICIES = java.util.Set.of("permit", "authenticated", "deny",
             "points-writer", "points-ops");
+    private static final String POLICY = "one of permit, authenticated, deny, points-writer, points-ops (a role's"
+            + " policy)";
 
     private static final Map<String, Rule> QUARKUS = Map.of(
             "quarkus.datasource.jdbc.max-size", new Rule("POINTS_DB_POOL_SIZE", v -> wholeNumber(v, 1, 10_000),
@@ -78,9 +79,9 @@ public final class SettingTypes implements ConfigSourceInterceptor {
                     "QUARKUS_TRANSACTION_MANAGER_DEFAULT_TRANSACTION_TIMEOUT", v -> duration(v, true),
                     "a duration above zero such as 60s"),
             "quarkus.http.auth.permission.readers.policy", new Rule("POINTS_READ_POLICY",
-                    v -> POLICIES.contains(v.trim()), "one of permit, authenticated, deny, points-writer, points-ops"),
+                    v -> POLICIES.contains(v.trim()), POLICY),
             "quarkus.http.auth.permission.ops.policy", new Rule("POINTS_ADMIN_POLICY",
-                    v -> POLICIES.contains(v.trim()), "one of points-ops, deny, authenticated, permit, points-writer"));
+                    v -> POLICIES.contains(v.trim()), POLICY));
 
     /** The mediator reads {@code ${points.concurrency}} during static initialisation, before any validation can run. */
     private static final String WORKER_POOL = "smallrye.messaging.worker.<virtual-thread>.max-concurrency";

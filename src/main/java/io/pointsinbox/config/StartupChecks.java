@@ -57,44 +57,37 @@ public class StartupChecks {
         if (production && !host) {
             problems.add("AMQP_HOST (amqp-host) is not set: give the AMQP broker's host name");
         }
-        wholeNumber(problems, setting, "amqp-port", 1, 65535, "");
-        wholeNumber(problems, setting, "amqp-reconnect-attempts", 0, Integer.MAX_VALUE, "");
-        wholeNumber(problems, setting, "amqp-reconnect-interval", 1, 3600, " (seconds)");
-        setting.apply("amqp-use-ssl").filter(v -> !SettingTypes.isBoolean(v)).ifPresent(
-                v -> problems.add(variable("amqp-use-ssl", v) + " must be true or false"));
-        setting.apply("quarkus.http.port").filter(p -> {
-            try {
-                int number = Integer.parseInt(p.trim());
-                return number < 0 || number > 65535;
-            } catch (NumberFormatException e) {
-                return false;
-            }
-        }).ifPresent(p -> problems.add("PORT (quarkus.http.port=" + p + ") must be between 0 and 65535"));
-        setting.apply("quarkus.log.console.json.enabled").filter(v -> !SettingTypes.isBoolean(v)).ifPresent(
-                v -> problems.add("POINTS_LOG_JSON (quarkus.log.console.json.enabled=" + v + ") must be true or false"));
+        wholeNumber(problems, setting, "amqp-port", "AMQP_PORT", 1, 65535, "");
+        wholeNumber(problems, setting, "amqp-reconnect-attempts", "AMQP_RECONNECT_ATTEMPTS", 1, Integer.MAX_VALUE, "");
+        wholeNumber(problems, setting, "amqp-reconnect-interval", "AMQP_RECONNECT_INTERVAL", 1, 3600, " (seconds)");
+        trueOrFalse(problems, setting, "amqp-use-ssl", "AMQP_USE_SSL");
+        wholeNumber(problems, setting, "quarkus.http.port", "PORT", 0, 65535, "");
+        trueOrFalse(problems, setting, "quarkus.log.console.json.enabled", "POINTS_LOG_JSON");
         return problems.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(String.join("; ", problems));
     }
 
     private static void wholeNumber(java.util.List<String> problems,
-            java.util.function.Function<String, java.util.Optional<String>> setting, String property, long min,
-            long max, String unit) {
+            java.util.function.Function<String, java.util.Optional<String>> setting, String property, String variable,
+            long min, long max, String unit) {
         setting.apply(property).ifPresent(value -> {
             long number;
             try {
                 number = Long.parseLong(value.trim());
             } catch (NumberFormatException e) {
-                problems.add(variable(property, value) + " must be a whole number" + unit);
+                problems.add(variable + " (" + property + "=" + value + ") must be a whole number" + unit);
                 return;
             }
             if (number < min || number > max) {
-                problems.add(variable(property, value) + " must be between " + min + " and " + max + unit);
+                problems.add(variable + " (" + property + "=" + value + ") must be between " + min + " and " + max
+                        + unit);
             }
         });
     }
 
-    /** {@code AMQP_PORT (amqp-port=70000)}: the environment variable first, then the property and its value. */
-    private static String variable(String property, String value) {
-        return property.toUpperCase(java.util.Locale.ROOT).replace('-', '_') + " (" + property + "=" + value + ")";
+    private static void trueOrFalse(java.util.List<String> problems,
+            java.util.function.Function<String, java.util.Optional<String>> setting, String property, String variable) {
+        setting.apply(property).filter(value -> !SettingTypes.isBoolean(value)).ifPresent(
+                value -> problems.add(variable + " (" + property + "=" + value + ") must be true or false"));
     }
 
     /**

@@ -53,7 +53,7 @@ class InvalidSettingsIT {
                 "POINTS_SHUTDOWN_TIMEOUT (quarkus.shutdown.timeout=-5s) must be a duration of 0s or more",
                 "POINTS_SHUTDOWN_DELAY (quarkus.shutdown.delay=-1s) must be a duration of 0s or more",
                 "POINTS_READ_POLICY (quarkus.http.auth.permission.readers.policy=whatever) must be one of permit,",
-                "POINTS_ADMIN_POLICY (quarkus.http.auth.permission.ops.policy=nobody) must be one of points-ops,",
+                "POINTS_ADMIN_POLICY (quarkus.http.auth.permission.ops.policy=nobody) must be one of permit,",
                 "QUARKUS_FLYWAY_CONNECT_RETRIES (quarkus.flyway.connect-retries=-1) must be a whole number, 0 or more",
                 "QUARKUS_TRANSACTION_MANAGER_DEFAULT_TRANSACTION_TIMEOUT (quarkus.transaction-manager."
                         + "default-transaction-timeout=0s) must be a duration above zero")) {

@@ -37,13 +37,13 @@ class StartupChecksTest {
                 "quarkus.http.port", "65536", "quarkus.log.console.json.enabled", "yes please");
         String problem = StartupChecks.lateSettingsProblem(key -> Optional.ofNullable(settings.get(key)), true).orElseThrow();
         assertEquals("AMQP_PORT (amqp-port=70000) must be between 1 and 65535; "
-                + "AMQP_RECONNECT_ATTEMPTS (amqp-reconnect-attempts=-5) must be between 0 and 2147483647; "
+                + "AMQP_RECONNECT_ATTEMPTS (amqp-reconnect-attempts=-5) must be between 1 and 2147483647; "
                 + "AMQP_RECONNECT_INTERVAL (amqp-reconnect-interval=abc) must be a whole number (seconds); "
                 + "AMQP_USE_SSL (amqp-use-ssl=maybe) must be true or false; "
                 + "PORT (quarkus.http.port=65536) must be between 0 and 65535; "
                 + "POINTS_LOG_JSON (quarkus.log.console.json.enabled=yes please) must be true or false", problem);
         for (String[] bad : new String[][] {{"amqp-port", "0"}, {"amqp-port", "abc"}, {"amqp-port", ""},
-                {"amqp-reconnect-interval", "0"}, {"amqp-reconnect-interval", "3601"}, {"amqp-use-ssl", "ture"},
+                {"amqp-reconnect-attempts", "0"}, {"amqp-reconnect-interval", "0"}, {"amqp-reconnect-interval", "3601"}, {"amqp-use-ssl", "ture"},
                 {"quarkus.http.port", "-1"}}) {
             Map<String, String> one = Map.of("amqp-host", "broker.example", bad[0], bad[1]);
             String refused = StartupChecks.lateSettingsProblem(key -> Optional.ofNullable(one.get(key)), true)
