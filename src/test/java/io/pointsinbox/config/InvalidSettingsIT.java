@@ -82,7 +82,8 @@ class InvalidSettingsIT {
         // trace from the connector.
         String output = refusedStart("broker.log", Map.of("QUARKUS_DATASOURCE_JDBC_URL", databaseOfItsOwn(),
                 "QUARKUS_DATASOURCE_USERNAME", "postgres", "AMQP_HOST", "", "AMQP_PORT", "70000",
-                "AMQP_USE_SSL", "maybe", "AMQP_RECONNECT_INTERVAL", "abc", "POINTS_LOG_JSON", "maybe", "POINTS_JWT_PUBLIC_KEY_LOCATION",
+                "AMQP_USE_SSL", "maybe", "AMQP_RECONNECT_INTERVAL", "abc", "POINTS_LOG_JSON", "maybe",
+                "POINTS_JWT_PUBLIC_KEY_LOCATION",
                 Path.of("src/test/resources/jwt/publicKey.pem").toAbsolutePath().toString()), 90);
         assertTrue(output.contains("AMQP_HOST (amqp-host) is not set: give the AMQP broker's host name; "
                 + "AMQP_PORT (amqp-port=70000) must be between 1 and 65535; "

@@ -35,7 +35,8 @@ class StartupChecksTest {
         Map<String, String> settings = Map.of("amqp-host", "broker.example", "amqp-port", "70000",
                 "amqp-use-ssl", "maybe", "amqp-reconnect-attempts", "-5", "amqp-reconnect-interval", "abc",
                 "quarkus.http.port", "65536", "quarkus.log.console.json.enabled", "yes please");
-        String problem = StartupChecks.lateSettingsProblem(key -> Optional.ofNullable(settings.get(key)), true).orElseThrow();
+        String problem = StartupChecks.lateSettingsProblem(key -> Optional.ofNullable(settings.get(key)), true)
+                .orElseThrow();
         assertEquals("AMQP_PORT (amqp-port=70000) must be between 1 and 65535; "
                 + "AMQP_RECONNECT_ATTEMPTS (amqp-reconnect-attempts=-5) must be between 1 and 2147483647; "
                 + "AMQP_RECONNECT_INTERVAL (amqp-reconnect-interval=abc) must be a whole number (seconds); "
@@ -43,8 +44,8 @@ class StartupChecksTest {
                 + "PORT (quarkus.http.port=65536) must be between 0 and 65535; "
                 + "POINTS_LOG_JSON (quarkus.log.console.json.enabled=yes please) must be true or false", problem);
         for (String[] bad : new String[][] {{"amqp-port", "0"}, {"amqp-port", "abc"}, {"amqp-port", ""},
-                {"amqp-reconnect-attempts", "0"}, {"amqp-reconnect-interval", "0"}, {"amqp-reconnect-interval", "3601"}, {"amqp-use-ssl", "ture"},
-                {"quarkus.http.port", "-1"}}) {
+                {"amqp-reconnect-attempts", "0"}, {"amqp-reconnect-interval", "0"},
+                {"amqp-reconnect-interval", "3601"}, {"amqp-use-ssl", "ture"}, {"quarkus.http.port", "-1"}}) {
             Map<String, String> one = Map.of("amqp-host", "broker.example", bad[0], bad[1]);
             String refused = StartupChecks.lateSettingsProblem(key -> Optional.ofNullable(one.get(key)), true)
                     .orElseThrow(() -> new AssertionError(bad[0] + "=" + bad[1] + " should be refused"));
@@ -59,7 +60,8 @@ class StartupChecksTest {
         Map<String, String> good = Map.of("amqp-host", "broker.example", "amqp-port", "5671", "amqp-use-ssl", "TRUE",
                 "amqp-reconnect-attempts", "2147483647", "amqp-reconnect-interval", " 1 ", "quarkus.http.port", "0",
                 "quarkus.log.console.json.enabled", "on");
-        assertEquals(Optional.empty(), StartupChecks.lateSettingsProblem(key -> Optional.ofNullable(good.get(key)), true));
+        assertEquals(Optional.empty(),
+                StartupChecks.lateSettingsProblem(key -> Optional.ofNullable(good.get(key)), true));
         assertEquals(Optional.empty(), StartupChecks.lateSettingsProblem(key -> Optional.empty(), false),
                 "dev and test: Dev Services or the tests give the broker");
         assertEquals(Optional.of("AMQP_HOST (amqp-host) is not set: give the AMQP broker's host name"),
@@ -67,8 +69,9 @@ class StartupChecksTest {
         assertEquals(Optional.of("AMQP_HOST (amqp-host) is not set: give the AMQP broker's host name"),
                 StartupChecks.lateSettingsProblem(key -> Optional.ofNullable(Map.of("amqp-host", " ").get(key)), true));
         Map<String, String> channelHost = Map.of("mp.messaging.incoming.points-granted.host", "broker.example");
-        assertEquals(Optional.empty(), StartupChecks.lateSettingsProblem(key -> Optional.ofNullable(channelHost.get(key)),
-                true), "the channel's own host setting");
+        assertEquals(Optional.empty(),
+                StartupChecks.lateSettingsProblem(key -> Optional.ofNullable(channelHost.get(key)), true),
+                "the channel's own host setting");
     }
 
     @Test
