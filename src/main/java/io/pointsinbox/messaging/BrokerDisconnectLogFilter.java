@@ -20,8 +20,10 @@ import org.jboss.logmanager.ExtLogRecord;
  * bare ERROR "Connection reset", since the AMQP client handles no failure of its socket: that line becomes one WARN
  * saying what it means. A receiver link the broker refuses (or closes with an error) is retried by the connector every
  * reconnect interval, each time an ERROR of the connector and a WARN of the AMQP client: both are dropped, since
- * {@link RefusedReceiverLink} says it once, with the broker's reason and what to do. A channel the connector closes
- * for good (a dead-letter link the broker refused) is reported twice, word for word: the second report is dropped.
+ * {@link RefusedReceiverLink} says it once, with the broker's reason and what to do. With a finite reconnection budget
+ * the connector also reports each connection attempt the broker's host refuses: one WARN line each, no stack trace. A
+ * channel the connector closes for good (a dead-letter link the broker refused) is reported twice, word for word: the
+ * second report is dropped.
  * Every other line of the connector, a failed TLS handshake included, is left as it is. Part of
  * {@link ConsoleLogFilter}.
  */
@@ -34,6 +36,8 @@ final class BrokerDisconnectLogFilter implements Filter {
     /** "Unable to connect to the broker, retry will be attempted". */
     private static final String CONNECT_RETRYING = "SRMSG16215";
     private static final String DISCONNECTED = "Connection disconnected";
+    /** Netty's words for a connection attempt the broker's host refused: "Connection refused: /127.0.0.1:5672". */
+    private static final String REFUSED = "Connection refused";
     /** The AMQP client's answer to a reconnection attempt due after it was closed. */
     private static final String CLIENT_CLOSED = "Client is closed";
     /** "Failure reported for channel ..., closing client": logged twice, word for word, for one failure. */
@@ -116,6 +120,11 @@ final class BrokerDisconnectLogFilter implements Filter {
             // while the broker was still away. Without one, the same attempt is refused and the client says nothing;
             // the watch says it once. A failed TLS handshake names its own cause and stays an error.
             return false;
+        } else if (record.getMessage().contains(CONNECT_RETRYING) && cause.startsWith(REFUSED)) {
+            // Only with a finite AMQP_RECONNECT_ATTEMPTS does the connector report each refused attempt, with the
+            // client's stack trace; it says nothing else, and its giving up when the budget is spent stays an ERROR.
+            String text = record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage();
+            ConsoleLogFilter.oneWarningLine(record, text + ": " + cause);
         }
         return true;
     }

@@ -41,6 +41,15 @@ class BrokerDisconnectLogFilterTest {
                 new io.vertx.core.VertxException("Disconnected"));
         assertFalse(filter.isLoggable(attempt), "an attempt closed before the broker opened it: not a line each");
 
+        // With a finite AMQP_RECONNECT_ATTEMPTS the connector reports every attempt the broker's host refuses.
+        ExtLogRecord refused = connector("SRMSG16215: Unable to connect to the broker, retry will be attempted",
+                new java.net.ConnectException("Connection refused: /127.0.0.1:5679"));
+        assertTrue(filter.isLoggable(refused));
+        assertEquals(org.jboss.logmanager.Level.WARN, refused.getLevel());
+        assertNull(refused.getThrown(), "no stack trace");
+        assertEquals("SRMSG16215: Unable to connect to the broker, retry will be attempted: Connection refused:"
+                + " /127.0.0.1:5679", refused.getFormattedMessage());
+
         assertTrue(filter.isLoggable(silent), "a line already rewritten passes unchanged");
         assertEquals(org.jboss.logmanager.Level.WARN, silent.getLevel());
     }
