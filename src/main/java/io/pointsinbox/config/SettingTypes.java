@@ -102,7 +102,7 @@ public final class SettingTypes implements ConfigSourceInterceptor {
         Rule rule = QUARKUS.get(name);
         if (rule != null && value != null && value.getValue() != null && !value.getValue().contains("${")
                 && !rule.valid().test(value.getValue())) {
-            PROBLEMS.put(name, rule.variable() + " (" + name + "=" + value.getValue() + ") must be "
+            PROBLEMS.put(name, SettingsValidator.named(rule.variable(), name, value.getValue()) + " must be "
                     + rule.description());
         }
         Type type = WORKER_POOL.equals(name) ? Type.INTEGER : TYPES.get(name);
@@ -112,8 +112,8 @@ public final class SettingTypes implements ConfigSourceInterceptor {
             return value;
         }
         if (!WORKER_POOL.equals(name)) {
-            String variable = name.toUpperCase(Locale.ROOT).replaceAll("[^A-Z0-9]", "_");
-            PROBLEMS.put(name, variable + " (" + name + "=" + value.getValue() + ") must be " + type.description);
+            PROBLEMS.put(name, SettingsValidator.named(SettingsValidator.variableOf(name), name, value.getValue())
+                    + " must be " + type.description);
         }
         return value.withValue(type.placeholder);
     }
@@ -167,7 +167,7 @@ public final class SettingTypes implements ConfigSourceInterceptor {
         }
     }
 
-    /** Whether {@code value} is one of the words a boolean setting may be: true, false, yes, no, on, off, 1, 0, y, n. */
+    /** Whether {@code value} is a word a boolean setting may be: true, false, yes, no, on, off, 1, 0, y, n. */
     static boolean isBoolean(String value) {
         return valid(Type.BOOLEAN, value);
     }

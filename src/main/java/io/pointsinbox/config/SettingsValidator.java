@@ -103,7 +103,16 @@ public final class SettingsValidator implements ConfigValidator {
 
     /** Worded as {@link StartupChecks} words its problems: the environment variable first, then the property. */
     private static Problem problem(String property, Object value, String rule) {
-        String variable = property.toUpperCase(Locale.ROOT).replaceAll("[^A-Z0-9]", "_");
-        return new Problem(variable + " (" + property + "=" + value + ") " + rule);
+        return new Problem(named(variableOf(property), property, value) + " " + rule);
+    }
+
+    /** How every refusal of a setting begins: {@code AMQP_PORT (amqp-port=70000)}. */
+    static String named(String variable, String property, Object value) {
+        return variable + " (" + property + "=" + value + ")";
+    }
+
+    /** The environment variable of a property of this service: {@code points.concurrency}, POINTS_CONCURRENCY. */
+    static String variableOf(String property) {
+        return property.toUpperCase(Locale.ROOT).replaceAll("[^A-Z0-9]", "_");
     }
 }

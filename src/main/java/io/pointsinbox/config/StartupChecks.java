@@ -37,7 +37,7 @@ public class StartupChecks {
         poolProblem(pool, batch.enabled(), points.concurrency(), batch.threads()).ifPresent(StartupChecks::refuse);
     }
 
-    /** The inbound channel's own setting for {@code key}, which the connector prefers to the global {@code amqp-...}. */
+    /** The prefix of the inbound channel's own settings, which the connector prefers to the global {@code amqp-...}. */
     private static final String CHANNEL = "mp.messaging.incoming.points-granted.";
 
     /**
@@ -74,12 +74,12 @@ public class StartupChecks {
             try {
                 number = Long.parseLong(value.trim());
             } catch (NumberFormatException e) {
-                problems.add(variable + " (" + property + "=" + value + ") must be a whole number" + unit);
+                problems.add(SettingsValidator.named(variable, property, value) + " must be a whole number" + unit);
                 return;
             }
             if (number < min || number > max) {
-                problems.add(variable + " (" + property + "=" + value + ") must be between " + min + " and " + max
-                        + unit);
+                problems.add(SettingsValidator.named(variable, property, value) + " must be between " + min + " and "
+                        + max + unit);
             }
         });
     }
@@ -87,7 +87,7 @@ public class StartupChecks {
     private static void trueOrFalse(java.util.List<String> problems,
             java.util.function.Function<String, java.util.Optional<String>> setting, String property, String variable) {
         setting.apply(property).filter(value -> !SettingTypes.isBoolean(value)).ifPresent(
-                value -> problems.add(variable + " (" + property + "=" + value + ") must be true or false"));
+                value -> problems.add(SettingsValidator.named(variable, property, value) + " must be true or false"));
     }
 
     /**
