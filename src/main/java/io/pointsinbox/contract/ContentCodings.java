@@ -22,10 +22,8 @@ public final class ContentCodings {
                 && !coding.equalsIgnoreCase("utf8");
     }
 
-    /** Why a body with this declared coding is not read, quoting it trimmed and at most 40 characters. */
+    /** Why a body with this declared coding is not read, quoting it trimmed, escaped and at most 40 characters. */
     public static String notSupported(String declared) {
-        String coding = declared.strip();
-        String shown = coding.length() > SHOWN ? coding.substring(0, SHOWN) + "..." : coding;
-        return shown + " is not supported; send the JSON uncompressed";
+        return Shown.text(declared.strip(), SHOWN) + " is not supported; send the JSON uncompressed";
     }
 }

@@ -183,7 +183,9 @@ public class EnvelopeReader {
             }
             String reason = e instanceof JsonProcessingException processing ? processing.getOriginalMessage()
                     : e.getMessage();
-            throw new InvalidEnvelopeException("body", "malformed JSON (" + reason + ")");
+            // The parser quotes what it read (up to 256 characters of a token): escaped, as any value a sender chose.
+            throw new InvalidEnvelopeException("body",
+                    "malformed JSON (" + Shown.text(String.valueOf(reason), 512) + ")");
         }
     }
 
@@ -230,7 +232,7 @@ public class EnvelopeReader {
                 path.insert(0, context.getCurrentName() + '.');
             }
         }
-        return path.append(key).toString();
+        return Shown.text(path.append(key).toString(), 64);
     }
 
     private static UUID messageId(Scalar node, Supplier<String> transportMessageId) {
@@ -342,8 +344,8 @@ public class EnvelopeReader {
         }
     }
 
-    /** A value quoted in a refusal, cut to 64 characters so that a reason stays one readable line. */
+    /** A value quoted in a refusal, escaped and cut to 64 characters so that a reason stays one readable line. */
     public static String abbreviate(String text) {
-        return text.length() <= 64 ? text : text.substring(0, 64) + "...";
+        return Shown.text(text, 64);
     }
 }

@@ -16,6 +16,7 @@ import org.jboss.logging.Logger;
 
 import io.pointsinbox.config.Durations;
 import io.pointsinbox.config.PointsConfig;
+import io.pointsinbox.contract.Shown;
 import io.pointsinbox.ops.InboxMetrics;
 import io.smallrye.mutiny.TimeoutException;
 import io.smallrye.reactive.messaging.MutinyEmitter;
@@ -76,7 +77,8 @@ public class DeadLetters {
     void forward(IncomingAmqpMetadata incoming, String consumer, String reason) {
         org.apache.qpid.proton.message.Message original = incoming.getMessage().unwrap();
         String originalAddress = original.getAddress() != null ? original.getAddress() : address;
-        String boundedReason = reason.length() <= MAX_REASON ? reason : reason.substring(0, MAX_REASON) + "...";
+        // The values a reason quotes are escaped already; this also keeps the whole reason one line of bounded length.
+        String boundedReason = Shown.text(reason, MAX_REASON);
         long start = System.nanoTime();
         org.apache.qpid.proton.message.Message copy = copy(original, Map.of(REASON, boundedReason, ORIGINAL_ADDRESS,
                 originalAddress, CONSUMER, consumer));
@@ -124,9 +126,9 @@ public class DeadLetters {
     }
 
     /** How a log line names a message by its AMQP message-id: {@code AMQP message-id 42}, or that it has none. */
-    private static String transportId(org.apache.qpid.proton.message.Message message) {
+    static String transportId(org.apache.qpid.proton.message.Message message) {
         Object id = message.getMessageId();
-        return id == null ? "no AMQP message-id" : "AMQP message-id " + id;
+        return id == null ? "no AMQP message-id" : "AMQP message-id " + Shown.messageId(id);
     }
 
     /** The original's bare message and annotations, durable, with {@code added} among its application properties. */

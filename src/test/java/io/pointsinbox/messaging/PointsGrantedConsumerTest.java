@@ -349,6 +349,54 @@ class PointsGrantedConsumerTest extends InboxTestBase {
         assertNothingUnacknowledged();
     }
 
+    @Test
+    void whatASenderWritesInAnIdOrAKeyCannotForgeOrFloodALogLine() {
+        String noId = "{\"type\":\"PointsGranted.v1\",\"payload\":{\"userId\":709,\"amount\":%d}}";
+        String forged = "abc\n00:00:00,000 ERROR [io.pointsinbox] forged\u2028line";
+        byte[] raw = { 0x3b, 0x67, (byte) 0xdb, (byte) 0x87, 0x0a, (byte) 0x8f };
+        List<LogCapture.Line> lines;
+        try (LogCapture deadLetters = LogCapture.of(DeadLetters.class)) {
+            try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+                sender.send(withId(forged, noId.formatted(1)));
+                sender.send(withId("y".repeat(6000), noId.formatted(2)));
+                sender.send(withId(new org.apache.qpid.proton.amqp.Binary(raw), noId.formatted(4)));
+                sender.sendText("{\"messageId\":\"not\\na uuid" + "z".repeat(3000) + "\",\"type\":\"PointsGranted.v1\","
+                        + "\"payload\":{\"userId\":709,\"amount\":8}}");
+                sender.sendText("{\"messageId\":\"" + UUID.randomUUID() + "\",\"type\":\"PointsGranted.v1\","
+                        + "\"payload\":{\"userId\":709,\"amount\":16,\"x\\ny\":1,\"x\\ny\":2}}");
+            }
+            await("five refused").atMost(Duration.ofSeconds(30)).until(() -> deadLettered() == 5);
+            awaitDrained();
+            lines = List.copyOf(deadLetters.linesWithContext());
+        }
+        assertEquals(5, lines.size(), "one dead-letter line each: " + lines);
+        for (LogCapture.Line line : lines) {
+            assertTrue(line.text().codePoints().noneMatch(c -> c == '\n' || c == '\r' || c == 0x2028),
+                    "one line, whatever the sender wrote: " + line.text());
+            assertTrue(line.text().length() < 600, "bounded: " + line.text().length() + " characters");
+        }
+        List<String> texts = lines.stream().map(LogCapture.Line::text).toList();
+        assertTrue(texts.stream().anyMatch(text -> text.contains("(AMQP message-id abc\\n00:00:00,000 ERROR "
+                + "[io.pointsinbox] forged\\u2028line)")), "the forged line shown escaped, as data: " + texts);
+        assertTrue(texts.stream().anyMatch(text -> text.contains("(AMQP message-id " + "y".repeat(64) + "...)")),
+                "a long id cut: " + texts);
+        assertTrue(texts.stream().anyMatch(text -> text.contains("(AMQP message-id binary 0x3b67db870a8f)")),
+                "a binary id in hexadecimal: " + texts);
+
+        List<String> reasons = ArtemisTestResource.browse(ArtemisTestResource.DEAD_LETTER, DeadLetters.REASON);
+        assertEquals(5, reasons.size(), "five dead letters: " + reasons);
+        for (String reason : reasons) {
+            assertTrue(reason.codePoints().noneMatch(c -> c == '\n' || c == '\r' || c == 0x2028),
+                    "the reason is one line: " + reason);
+        }
+        assertTrue(reasons.contains("messageId: must be a UUID, got 'not\\na uuid" + "z".repeat(53) + "...'"),
+                "the body's id escaped and cut in its reason: " + reasons);
+        assertTrue(reasons.contains("payload.x\\ny: appears twice in the same object; every key once"),
+                "the key escaped in its reason: " + reasons);
+        assertEquals(0, Ledger.totalRows("user_points"), "nothing applied");
+        assertNothingUnacknowledged();
+    }
+
     private static org.apache.qpid.proton.message.Message withId(Object messageId, String body) {
         org.apache.qpid.proton.message.Message message = org.apache.qpid.proton.message.Message.Factory.create();
         message.setMessageId(messageId);
