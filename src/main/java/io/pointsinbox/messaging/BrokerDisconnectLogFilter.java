@@ -21,7 +21,9 @@ import org.jboss.logmanager.ExtLogRecord;
  * saying what it means. A receiver link the broker refuses (or closes with an error) is retried by the connector every
  * reconnect interval, each time an ERROR of the connector and a WARN of the AMQP client: both are dropped, since
  * {@link RefusedReceiverLink} says it once, with the broker's reason and what to do. With a finite reconnection budget
- * the connector also reports each connection attempt the broker's host refuses: one WARN line each, no stack trace. A
+ * the connector also reports each connection attempt the broker's host refuses: one WARN line each, no stack trace,
+ * and so are the steps of its giving up when the budget is spent, but for the channel's end ("no more retry", the
+ * channel closed, the consumer's stream failed), one ERROR line each. A
  * channel the connector closes for good (a dead-letter link the broker refused) is reported twice, word for word: the
  * second report is dropped.
  * Every other line of the connector, a failed TLS handshake included, is left as it is. Part of
@@ -43,6 +45,12 @@ final class BrokerDisconnectLogFilter implements Filter {
     /** "Failure reported for channel ..., closing client": logged twice, word for word, for one failure. */
     private static final String CHANNEL_FAILED = "SRMSG16225";
     private static final long SAME_FAILURE_NANOS = 1_000_000_000L;
+    /** The messaging core's logger: "SRMSG00201: Error caught while processing a message in method ...". */
+    private static final String MESSAGING = "io.smallrye.reactive.messaging.provider";
+    /** "Unable to retrieve messages from AMQP, no more retry": the inbound channel gives up. */
+    private static final String RECEIVER_GAVE_UP = "SRMSG16206";
+    /** Mutiny's words, suppressed in the cause, when a finite reconnection budget is spent ("...: 3/3"). */
+    private static final String EXHAUSTED = "Retries exhausted";
     /** Vert.x's logger for a connection's failure that nothing handled: the AMQP client sets no handler on its socket. */
     private static final String VERTX_CONNECTION = "io.vertx.core.net.impl.ConnectionBase";
 
@@ -92,14 +100,26 @@ final class BrokerDisconnectLogFilter implements Filter {
             return true;
         }
         if (record.getLevel().intValue() < Level.SEVERE.intValue() || record.getLoggerName() == null
-                || !record.getLoggerName().startsWith(CONNECTOR) || record.getMessage() == null
-                || record.getThrown() == null || record.getThrown().getMessage() == null) {
+                || !(record.getLoggerName().startsWith(CONNECTOR) || record.getLoggerName().equals(MESSAGING))
+                || record.getMessage() == null || record.getThrown() == null
+                || record.getThrown().getMessage() == null) {
             return true;
         }
         String cause = record.getThrown().getMessage();
+        if (record.getLoggerName().equals(MESSAGING)) {
+            // The consumer method's stream failed with the connection: one line, the watch says what it means.
+            if (!stopping && cause.startsWith(REFUSED)) {
+                oneLine(record, cause);
+            }
+            return true;
+        }
         boolean failure = record.getMessage().contains(CONNECTION_FAILURE);
         if (record.getMessage().contains(CHANNEL_FAILED)) {
-            return firstReport(record.getSequenceNumber(), record.getMessage() + ": " + cause);
+            boolean first = firstReport(record.getSequenceNumber(), record.getMessage() + ": " + cause);
+            if (first && !stopping && cause.startsWith(REFUSED)) {
+                oneLine(record, cause); // a reconnection budget spent on a broker's host that refuses: no stack trace
+            }
+            return first;
         }
         if (record.getMessage().contains(RECEIVER_RETRYING)
                 && RefusedReceiverLink.brokerError(record.getThrown()).isPresent()) {
@@ -125,8 +145,39 @@ final class BrokerDisconnectLogFilter implements Filter {
             // client's stack trace; it says nothing else, and its giving up when the budget is spent stays an ERROR.
             String text = record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage();
             ConsoleLogFilter.oneWarningLine(record, text + ": " + cause);
+        } else if (cause.startsWith(REFUSED)) {
+            // The same budget spent: the connection given up (then tried again by the inbound channel's own retry),
+            // and at last the channel. Each report is one line with no stack trace (the client's internals, every
+            // one the same); the steps on the way are warnings, the giving up (no more retry) stays an error.
+            if (record.getMessage().contains(RECEIVER_GAVE_UP)) {
+                oneLine(record, cause);
+            } else {
+                String text = record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage();
+                ConsoleLogFilter.oneWarningLine(record, text + ": " + cause + exhausted(record.getThrown()));
+            }
         }
         return true;
+    }
+
+    /** The record at its level, with its cause (and the spent budget, if it says so) in place of the stack trace. */
+    private static void oneLine(LogRecord record, String cause) {
+        java.util.logging.Level level = record.getLevel();
+        String text = record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage();
+        ConsoleLogFilter.oneWarningLine(record, text + ": " + cause + exhausted(record.getThrown()));
+        record.setLevel(level);
+    }
+
+    /** " (Retries exhausted: 3/3)" when the cause or its own cause carries Mutiny's note of a spent budget. */
+    private static String exhausted(Throwable thrown) {
+        Throwable t = thrown;
+        for (int depth = 0; t != null && depth < 8; depth++, t = t.getCause()) { // a cause chain can be a cycle
+            for (Throwable suppressed : t.getSuppressed()) {
+                if (suppressed.getMessage() != null && suppressed.getMessage().startsWith(EXHAUSTED)) {
+                    return " (" + suppressed.getMessage() + ")";
+                }
+            }
+        }
+        return "";
     }
 
     /** Whether this channel failure was not reported, word for word, by another record within the last second. */

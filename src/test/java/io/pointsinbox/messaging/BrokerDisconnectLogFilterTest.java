@@ -55,6 +55,65 @@ class BrokerDisconnectLogFilterTest {
     }
 
     @Test
+    void aSpentReconnectionBudgetIsOneLinePerStepAndItsEndStaysAnError() {
+        String where = "Connection refused: /127.0.0.1:5679";
+        ExtLogRecord recovering = connector("SRMSG16216: Unable to recover from AMQP connection disruption",
+                spent(where));
+        assertTrue(filter.isLoggable(recovering));
+        assertEquals(org.jboss.logmanager.Level.WARN, recovering.getLevel(), "a step: the channel tries again");
+        assertNull(recovering.getThrown(), "no stack trace");
+        assertEquals("SRMSG16216: Unable to recover from AMQP connection disruption: " + where
+                + " (Retries exhausted: 3/3)", recovering.getFormattedMessage());
+        ExtLogRecord retrying = connector("SRMSG16205: Unable to retrieve messages from AMQP, retrying...",
+                spent(where));
+        assertTrue(filter.isLoggable(retrying));
+        assertEquals(org.jboss.logmanager.Level.WARN, retrying.getLevel());
+        assertNull(retrying.getThrown());
+
+        ExtLogRecord gaveUp = connector("SRMSG16206: Unable to retrieve messages from AMQP, no more retry",
+                spent(where));
+        assertTrue(filter.isLoggable(gaveUp));
+        assertEquals(org.jboss.logmanager.Level.ERROR, gaveUp.getLevel(), "the end stays an error");
+        assertNull(gaveUp.getThrown(), "one line");
+        assertEquals("SRMSG16206: Unable to retrieve messages from AMQP, no more retry: " + where
+                + " (Retries exhausted: 3/3)", gaveUp.getFormattedMessage());
+        ExtLogRecord closed = connector("SRMSG16225: Failure reported for channel `points-dead-letter`, closing client",
+                spent(where));
+        assertTrue(filter.isLoggable(closed));
+        assertEquals(org.jboss.logmanager.Level.ERROR, closed.getLevel());
+        assertNull(closed.getThrown());
+        assertTrue(filter.isLoggable(closed), "the same record, through another handler");
+        ExtLogRecord stream = connector("SRMSG00201: Error caught while processing a message in method"
+                + " io.pointsinbox.messaging.PointsGrantedConsumer#onMessage", spent(where));
+        stream.setLoggerName("io.smallrye.reactive.messaging.provider");
+        assertTrue(filter.isLoggable(stream));
+        assertEquals(org.jboss.logmanager.Level.ERROR, stream.getLevel());
+        assertNull(stream.getThrown());
+        assertEquals("SRMSG00201: Error caught while processing a message in method io.pointsinbox.messaging"
+                + ".PointsGrantedConsumer#onMessage: " + where + " (Retries exhausted: 3/3)",
+                stream.getFormattedMessage());
+
+        Exception bug = new IllegalStateException("a bug");
+        ExtLogRecord other = connector("SRMSG00201: Error caught while processing a message in method x", bug);
+        other.setLoggerName("io.smallrye.reactive.messaging.provider");
+        assertTrue(filter.isLoggable(other));
+        assertSame(bug, other.getThrown(), "any other failure of the method keeps its stack trace");
+        BrokerDisconnectLogFilter.stopping();
+        ExtLogRecord atStop = connector("SRMSG16206: Unable to retrieve messages from AMQP, no more retry",
+                spent(where));
+        assertTrue(filter.isLoggable(atStop));
+        assertNotNull(atStop.getThrown(), "during a stop nothing of this is rewritten");
+    }
+
+    /** Netty's refused connection as the connector reports it once the budget is spent, with Mutiny's note. */
+    private static Exception spent(String refused) {
+        Exception cause = new java.net.ConnectException(refused);
+        IllegalStateException exhausted = new IllegalStateException("Retries exhausted: 3/3", cause);
+        cause.addSuppressed(exhausted); // the cycle the connector's records carry
+        return cause;
+    }
+
+    @Test
     void aRefusedLinkIsTheBrokersErrorAndOnlyThat() {
         assertEquals(java.util.Optional.of("amqp:illegal-state: Address points-granted is not configured for queue"
                 + " support"), RefusedReceiverLink.brokerError(new Exception("Error{condition=amqp:illegal-state,"
