@@ -149,22 +149,18 @@ final class BrokerDisconnectLogFilter implements Filter {
             // The same budget spent: the connection given up (then tried again by the inbound channel's own retry),
             // and at last the channel. Each report is one line with no stack trace (the client's internals, every
             // one the same); the steps on the way are warnings, the giving up (no more retry) stays an error.
-            if (record.getMessage().contains(RECEIVER_GAVE_UP)) {
-                oneLine(record, cause);
-            } else {
-                String text = record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage();
-                ConsoleLogFilter.oneWarningLine(record, text + ": " + cause + exhausted(record.getThrown()));
+            if (!record.getMessage().contains(RECEIVER_GAVE_UP)) {
+                record.setLevel(org.jboss.logmanager.Level.WARN);
             }
+            oneLine(record, cause);
         }
         return true;
     }
 
     /** The record at its level, with its cause (and the spent budget, if it says so) in place of the stack trace. */
     private static void oneLine(LogRecord record, String cause) {
-        java.util.logging.Level level = record.getLevel();
         String text = record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage();
-        ConsoleLogFilter.oneWarningLine(record, text + ": " + cause + exhausted(record.getThrown()));
-        record.setLevel(level);
+        ConsoleLogFilter.oneLine(record, text + ": " + cause + exhausted(record.getThrown()));
     }
 
     /** " (Retries exhausted: 3/3)" when the cause or its own cause carries Mutiny's note of a spent budget. */

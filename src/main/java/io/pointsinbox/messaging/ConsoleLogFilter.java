@@ -29,6 +29,11 @@ public final class ConsoleLogFilter implements Filter {
     /** Rewrites the record in place: the handlers after this filter see one WARN line and no stack trace. */
     static void oneWarningLine(LogRecord record, String text) {
         record.setLevel(org.jboss.logmanager.Level.WARN);
+        oneLine(record, text);
+    }
+
+    /** Rewrites the record in place, keeping its level: the handlers after this filter see one line, no stack trace. */
+    static void oneLine(LogRecord record, String text) {
         record.setThrown(null);
         record.setParameters(null);
         if (record instanceof ExtLogRecord ext) {

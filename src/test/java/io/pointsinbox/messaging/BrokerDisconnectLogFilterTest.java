@@ -56,53 +56,43 @@ class BrokerDisconnectLogFilterTest {
 
     @Test
     void aSpentReconnectionBudgetIsOneLinePerStepAndItsEndStaysAnError() {
-        String where = "Connection refused: /127.0.0.1:5679";
-        ExtLogRecord recovering = connector("SRMSG16216: Unable to recover from AMQP connection disruption",
-                spent(where));
-        assertTrue(filter.isLoggable(recovering));
-        assertEquals(org.jboss.logmanager.Level.WARN, recovering.getLevel(), "a step: the channel tries again");
-        assertNull(recovering.getThrown(), "no stack trace");
-        assertEquals("SRMSG16216: Unable to recover from AMQP connection disruption: " + where
-                + " (Retries exhausted: 3/3)", recovering.getFormattedMessage());
-        ExtLogRecord retrying = connector("SRMSG16205: Unable to retrieve messages from AMQP, retrying...",
-                spent(where));
-        assertTrue(filter.isLoggable(retrying));
-        assertEquals(org.jboss.logmanager.Level.WARN, retrying.getLevel());
-        assertNull(retrying.getThrown());
-
-        ExtLogRecord gaveUp = connector("SRMSG16206: Unable to retrieve messages from AMQP, no more retry",
-                spent(where));
-        assertTrue(filter.isLoggable(gaveUp));
-        assertEquals(org.jboss.logmanager.Level.ERROR, gaveUp.getLevel(), "the end stays an error");
-        assertNull(gaveUp.getThrown(), "one line");
-        assertEquals("SRMSG16206: Unable to retrieve messages from AMQP, no more retry: " + where
-                + " (Retries exhausted: 3/3)", gaveUp.getFormattedMessage());
-        ExtLogRecord closed = connector("SRMSG16225: Failure reported for channel `points-dead-letter`, closing client",
-                spent(where));
-        assertTrue(filter.isLoggable(closed));
-        assertEquals(org.jboss.logmanager.Level.ERROR, closed.getLevel());
-        assertNull(closed.getThrown());
+        String messaging = "io.smallrye.reactive.messaging.provider";
+        // The steps: the connection given up, then tried again by the inbound channel's own retry.
+        assertSpentAsOneLine(CONNECTOR, "SRMSG16216: Unable to recover from AMQP connection disruption",
+                org.jboss.logmanager.Level.WARN);
+        assertSpentAsOneLine(CONNECTOR, "SRMSG16205: Unable to retrieve messages from AMQP, retrying...",
+                org.jboss.logmanager.Level.WARN);
+        // The end: each report stays an error.
+        assertSpentAsOneLine(CONNECTOR, "SRMSG16206: Unable to retrieve messages from AMQP, no more retry",
+                org.jboss.logmanager.Level.ERROR);
+        ExtLogRecord closed = assertSpentAsOneLine(CONNECTOR, "SRMSG16225: Failure reported for channel"
+                + " `points-dead-letter`, closing client", org.jboss.logmanager.Level.ERROR);
         assertTrue(filter.isLoggable(closed), "the same record, through another handler");
-        ExtLogRecord stream = connector("SRMSG00201: Error caught while processing a message in method"
-                + " io.pointsinbox.messaging.PointsGrantedConsumer#onMessage", spent(where));
-        stream.setLoggerName("io.smallrye.reactive.messaging.provider");
-        assertTrue(filter.isLoggable(stream));
-        assertEquals(org.jboss.logmanager.Level.ERROR, stream.getLevel());
-        assertNull(stream.getThrown());
-        assertEquals("SRMSG00201: Error caught while processing a message in method io.pointsinbox.messaging"
-                + ".PointsGrantedConsumer#onMessage: " + where + " (Retries exhausted: 3/3)",
-                stream.getFormattedMessage());
+        assertSpentAsOneLine(messaging, "SRMSG00201: Error caught while processing a message in method"
+                + " io.pointsinbox.messaging.PointsGrantedConsumer#onMessage", org.jboss.logmanager.Level.ERROR);
 
         Exception bug = new IllegalStateException("a bug");
         ExtLogRecord other = connector("SRMSG00201: Error caught while processing a message in method x", bug);
-        other.setLoggerName("io.smallrye.reactive.messaging.provider");
+        other.setLoggerName(messaging);
         assertTrue(filter.isLoggable(other));
         assertSame(bug, other.getThrown(), "any other failure of the method keeps its stack trace");
         BrokerDisconnectLogFilter.stopping();
         ExtLogRecord atStop = connector("SRMSG16206: Unable to retrieve messages from AMQP, no more retry",
-                spent(where));
+                spent("Connection refused: /127.0.0.1:5679"));
         assertTrue(filter.isLoggable(atStop));
         assertNotNull(atStop.getThrown(), "during a stop nothing of this is rewritten");
+    }
+
+    /** The record of a spent budget is kept at {@code level} as one line, the cause and the budget appended. */
+    private ExtLogRecord assertSpentAsOneLine(String logger, String message, java.util.logging.Level level) {
+        String where = "Connection refused: /127.0.0.1:5679";
+        ExtLogRecord record = connector(message, spent(where));
+        record.setLoggerName(logger);
+        assertTrue(filter.isLoggable(record), message);
+        assertEquals(level, record.getLevel(), message);
+        assertNull(record.getThrown(), "no stack trace: " + message);
+        assertEquals(message + ": " + where + " (Retries exhausted: 3/3)", record.getFormattedMessage());
+        return record;
     }
 
     /** Netty's refused connection as the connector reports it once the budget is spent, with Mutiny's note. */
