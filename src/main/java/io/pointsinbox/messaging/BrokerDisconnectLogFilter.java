@@ -142,7 +142,7 @@ final class BrokerDisconnectLogFilter implements Filter {
             return false;
         } else if (record.getMessage().contains(CONNECT_RETRYING) && cause.startsWith(REFUSED)) {
             // Only with a finite AMQP_RECONNECT_ATTEMPTS does the connector report each refused attempt, with the
-            // client's stack trace; it says nothing else, and its giving up when the budget is spent stays an ERROR.
+            // client's stack trace; it says nothing else (its giving up when the budget is spent: below).
             String text = record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage();
             ConsoleLogFilter.oneWarningLine(record, text + ": " + cause);
         } else if (cause.startsWith(REFUSED)) {

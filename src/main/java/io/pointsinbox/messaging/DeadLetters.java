@@ -126,7 +126,7 @@ public class DeadLetters {
     }
 
     /** How a log line names a message by its AMQP message-id: {@code AMQP message-id 42}, or that it has none. */
-    static String transportId(org.apache.qpid.proton.message.Message message) {
+    private static String transportId(org.apache.qpid.proton.message.Message message) {
         Object id = message.getMessageId();
         return id == null ? "no AMQP message-id" : "AMQP message-id " + Shown.messageId(id);
     }
