@@ -90,6 +90,8 @@ public final class SettingTypes implements ConfigSourceInterceptor {
 
     /** Read by the JWT extension while it starts; blank, it would fail naming the property and not the variable. */
     private static final String JWT_KEY = "mp.jwt.verify.publickey.location";
+    /** The same for the issuer: POINTS_JWT_ISSUER set but empty leaves the property without a value. */
+    private static final String JWT_ISSUER = "mp.jwt.verify.issuer";
 
     @Override
     public ConfigValue getValue(ConfigSourceInterceptorContext context, String name) {
@@ -98,6 +100,11 @@ public final class SettingTypes implements ConfigSourceInterceptor {
             // POINTS_JWT_PUBLIC_KEY_LOCATION set but empty: StartupChecks refuses it by its name.
             return value == null ? ConfigValue.builder().withName(name).withValue(StartupChecks.NO_KEY).build()
                     : value.withValue(StartupChecks.NO_KEY);
+        }
+        if (JWT_ISSUER.equals(name) && (value == null || value.getValue() == null || value.getValue().isBlank())) {
+            // POINTS_JWT_ISSUER set but empty: StartupChecks refuses it by its name.
+            return value == null ? ConfigValue.builder().withName(name).withValue(StartupChecks.NO_ISSUER).build()
+                    : value.withValue(StartupChecks.NO_ISSUER);
         }
         Rule rule = QUARKUS.get(name);
         if (rule != null && value != null && value.getValue() != null && !value.getValue().contains("${")

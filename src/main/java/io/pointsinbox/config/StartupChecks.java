@@ -27,6 +27,8 @@ public class StartupChecks {
         jwtKeyProblem(config.getOptionalValue("mp.jwt.verify.publickey.location", String.class).orElse(null),
                 config.getOptionalValue("mp.jwt.verify.publickey", String.class).orElse(null))
                 .ifPresent(StartupChecks::refuse);
+        jwtIssuerProblem(config.getOptionalValue("mp.jwt.verify.issuer", String.class).orElse(null))
+                .ifPresent(StartupChecks::refuse);
         java.time.Duration transactionTimeout = TransactionTimeout.of(config);
         deadLetterTimeoutProblem(points.deadLetterTimeout(), transactionTimeout).ifPresent(StartupChecks::refuse);
         socketTimeoutProblem(points.databaseSocketTimeout(), transactionTimeout).ifPresent(StartupChecks::refuse);
@@ -135,6 +137,23 @@ public class StartupChecks {
     }
 
     static final String NO_KEY = "NONE";
+
+    /**
+     * An empty POINTS_JWT_ISSUER would leave {@code mp.jwt.verify.issuer} without a value, which the JWT extension
+     * refuses naming the property; {@link SettingTypes} gives it {@value #NO_ISSUER} so that this check names the
+     * variable. Issuer verification is not switched off by an empty value: that would accept the tokens of any issuer
+     * signed with the key.
+     */
+    static java.util.Optional<String> jwtIssuerProblem(String issuer) {
+        if (issuer == null || issuer.isBlank() || NO_ISSUER.equals(issuer)) {
+            return java.util.Optional.of("POINTS_JWT_ISSUER is set but empty: give the iss claim the bearer tokens "
+                    + "carry, or unset it for the default https://points-inbox.local/issuer");
+        }
+        return java.util.Optional.empty();
+    }
+
+    /** Not an issuer a token could name by mistake: it says what happened. */
+    static final String NO_ISSUER = "POINTS_JWT_ISSUER is empty";
 
     /**
      * A poison message waits for its dead-letter copy inside the delivery's transaction: a bound at or past the

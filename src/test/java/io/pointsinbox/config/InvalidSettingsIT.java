@@ -63,7 +63,7 @@ class InvalidSettingsIT {
     }
 
     @Test
-    void aMissingTokenKeyIsOneLineNamingTheVariable() throws Exception {
+    void aMissingTokenKeyOrAnEmptyIssuerIsOneLineNamingTheVariable() throws Exception {
         // The key is checked as the application starts, after the schema migration: it needs a database.
         String output = refusedStart("jwt.log", Map.of("QUARKUS_DATASOURCE_JDBC_URL", databaseOfItsOwn(),
                 "QUARKUS_DATASOURCE_USERNAME", "postgres", "AMQP_HOST", "127.0.0.1", "AMQP_PORT", "1",
@@ -73,6 +73,15 @@ class InvalidSettingsIT {
         assertFalse(output.contains("Establishing connection with AMQP broker"), output);
         assertFalse(output.contains(" ERROR "), "no error logged before the reason:\n" + output);
         assertFalse(output.contains("\tat "), "no stack trace:\n" + output);
+
+        // An empty issuer: without the check, "Failed to load config value ... for: mp.jwt.verify.issuer".
+        String issuer = refusedStart("issuer.log", Map.of("QUARKUS_DATASOURCE_JDBC_URL", databaseOfItsOwn(),
+                "QUARKUS_DATASOURCE_USERNAME", "postgres", "AMQP_HOST", "127.0.0.1", "AMQP_PORT", "1",
+                "POINTS_JWT_PUBLIC_KEY_LOCATION", Path.of("src/test/resources/jwt/publicKey.pem").toAbsolutePath()
+                        .toString(), "POINTS_JWT_ISSUER", ""), 90);
+        assertTrue(issuer.contains("POINTS_JWT_ISSUER is set but empty"), issuer);
+        assertFalse(issuer.contains("Establishing connection with AMQP broker"), issuer);
+        assertFalse(issuer.contains("\tat "), "no stack trace:\n" + issuer);
     }
 
     @Test

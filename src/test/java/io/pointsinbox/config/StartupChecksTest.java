@@ -118,6 +118,17 @@ class StartupChecksTest {
     }
 
     @Test
+    void anEmptyIssuerIsRefusedNamingTheEnvironmentVariable() {
+        for (String issuer : new String[] {null, "", " ", StartupChecks.NO_ISSUER}) {
+            String problem = StartupChecks.jwtIssuerProblem(issuer).orElseThrow(
+                    () -> new AssertionError("'" + issuer + "' should be refused"));
+            assertTrue(problem.startsWith("POINTS_JWT_ISSUER is set but empty"), problem);
+        }
+        assertTrue(StartupChecks.jwtIssuerProblem("https://points-inbox.local/issuer").isEmpty());
+        assertTrue(StartupChecks.jwtIssuerProblem("issuer-without-scheme").isEmpty());
+    }
+
+    @Test
     void aKeyLocationOrAnInlineKeyIsAccepted() {
         assertTrue(StartupChecks.jwtKeyProblem("file:/etc/keys/issuer.pem", null).isEmpty());
         assertTrue(StartupChecks.jwtKeyProblem("https://issuer.example/jwks", null).isEmpty());
