@@ -88,23 +88,21 @@ public final class SettingTypes implements ConfigSourceInterceptor {
 
     private static final Map<String, String> PROBLEMS = new ConcurrentHashMap<>();
 
-    /** Read by the JWT extension while it starts; blank, it would fail naming the property and not the variable. */
-    private static final String JWT_KEY = "mp.jwt.verify.publickey.location";
-    /** The same for the issuer: POINTS_JWT_ISSUER set but empty leaves the property without a value. */
-    private static final String JWT_ISSUER = "mp.jwt.verify.issuer";
+    /**
+     * Read by the JWT extension while it starts: POINTS_JWT_PUBLIC_KEY_LOCATION or POINTS_JWT_ISSUER set but empty
+     * leaves the property without a value, and the extension would fail naming the property, not the variable. The
+     * placeholder stands in until {@link StartupChecks} refuses it by the variable's name.
+     */
+    private static final Map<String, String> EMPTY_JWT = Map.of("mp.jwt.verify.publickey.location",
+            StartupChecks.NO_KEY, "mp.jwt.verify.issuer", StartupChecks.NO_ISSUER);
 
     @Override
     public ConfigValue getValue(ConfigSourceInterceptorContext context, String name) {
         ConfigValue value = context.proceed(name);
-        if (JWT_KEY.equals(name) && (value == null || value.getValue() == null || value.getValue().isBlank())) {
-            // POINTS_JWT_PUBLIC_KEY_LOCATION set but empty: StartupChecks refuses it by its name.
-            return value == null ? ConfigValue.builder().withName(name).withValue(StartupChecks.NO_KEY).build()
-                    : value.withValue(StartupChecks.NO_KEY);
-        }
-        if (JWT_ISSUER.equals(name) && (value == null || value.getValue() == null || value.getValue().isBlank())) {
-            // POINTS_JWT_ISSUER set but empty: StartupChecks refuses it by its name.
-            return value == null ? ConfigValue.builder().withName(name).withValue(StartupChecks.NO_ISSUER).build()
-                    : value.withValue(StartupChecks.NO_ISSUER);
+        String placeholder = EMPTY_JWT.get(name);
+        if (placeholder != null && (value == null || value.getValue() == null || value.getValue().isBlank())) {
+            return value == null ? ConfigValue.builder().withName(name).withValue(placeholder).build()
+                    : value.withValue(placeholder);
         }
         Rule rule = QUARKUS.get(name);
         if (rule != null && value != null && value.getValue() != null && !value.getValue().contains("${")

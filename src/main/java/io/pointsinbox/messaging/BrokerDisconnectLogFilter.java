@@ -21,13 +21,11 @@ import org.jboss.logmanager.ExtLogRecord;
  * saying what it means. A receiver link the broker refuses (or closes with an error) is retried by the connector every
  * reconnect interval, each time an ERROR of the connector and a WARN of the AMQP client: both are dropped, since
  * {@link RefusedReceiverLink} says it once, with the broker's reason and what to do. With a finite reconnection budget
- * the connector also reports each connection attempt the broker's host refuses: one WARN line each, no stack trace,
- * and so are the steps of its giving up when the budget is spent, but for the channel's end ("no more retry", the
- * channel closed, the consumer's stream failed), one ERROR line each. A
- * channel the connector closes for good (a dead-letter link the broker refused) is reported twice, word for word: the
- * second report is dropped.
- * Every other line of the connector, a failed TLS handshake included, is left as it is. Part of
- * {@link ConsoleLogFilter}.
+ * the connector also reports each connection attempt the broker's host refuses, and each step of its giving up when
+ * the budget is spent: one WARN line each, no stack trace, but for the channel's end ("no more retry", the channel
+ * closed, the consumer's stream failed), one ERROR line each. A channel the connector closes for good (a dead-letter
+ * link the broker refused) is reported twice, word for word: the second report is dropped. Every other line of the
+ * connector, a failed TLS handshake included, is left as it is. Part of {@link ConsoleLogFilter}.
  */
 final class BrokerDisconnectLogFilter implements Filter {
 
@@ -51,7 +49,7 @@ final class BrokerDisconnectLogFilter implements Filter {
     private static final String RECEIVER_GAVE_UP = "SRMSG16206";
     /** Mutiny's words, suppressed in the cause, when a finite reconnection budget is spent ("...: 3/3"). */
     private static final String EXHAUSTED = "Retries exhausted";
-    /** Vert.x's logger for a connection's failure that nothing handled: the AMQP client sets no handler on its socket. */
+    /** Vert.x's logger for a connection failure nothing handled: the AMQP client sets no handler on its socket. */
     private static final String VERTX_CONNECTION = "io.vertx.core.net.impl.ConnectionBase";
 
     /** The AMQP client's logger for a receiver link the broker closed: "Consumer for address ... closed remotely". */
@@ -109,7 +107,7 @@ final class BrokerDisconnectLogFilter implements Filter {
         if (record.getLoggerName().equals(MESSAGING)) {
             // The consumer method's stream failed with the connection: one line, the watch says what it means.
             if (!stopping && cause.startsWith(REFUSED)) {
-                oneLine(record, cause);
+                oneLine(record, cause + exhausted(record.getThrown()));
             }
             return true;
         }
@@ -117,7 +115,8 @@ final class BrokerDisconnectLogFilter implements Filter {
         if (record.getMessage().contains(CHANNEL_FAILED)) {
             boolean first = firstReport(record.getSequenceNumber(), record.getMessage() + ": " + cause);
             if (first && !stopping && cause.startsWith(REFUSED)) {
-                oneLine(record, cause); // a reconnection budget spent on a broker's host that refuses: no stack trace
+                // a reconnection budget spent on a broker's host that refuses: no stack trace
+                oneLine(record, cause + exhausted(record.getThrown()));
             }
             return first;
         }
@@ -134,33 +133,30 @@ final class BrokerDisconnectLogFilter implements Filter {
         // The AMQP client's own words for a lost connection, with the broker's or the idle timeout's reason after
         // them ("Connection disconnected - local-idle-timeout expired").
         if ((failure || record.getMessage().contains(RECEIVER_RETRYING)) && cause.startsWith(DISCONNECTED)) {
-            withCause(record, cause);
+            record.setLevel(org.jboss.logmanager.Level.WARN);
+            oneLine(record, cause + "; the connector reconnects");
         } else if (record.getMessage().contains(CONNECT_RETRYING) && "Disconnected".equals(cause)) {
             // A connection closed before the broker opened it: something between (a proxy, a sidecar) accepted it
             // while the broker was still away. Without one, the same attempt is refused and the client says nothing;
             // the watch says it once. A failed TLS handshake names its own cause and stays an error.
             return false;
-        } else if (record.getMessage().contains(CONNECT_RETRYING) && cause.startsWith(REFUSED)) {
-            // Only with a finite AMQP_RECONNECT_ATTEMPTS does the connector report each refused attempt, with the
-            // client's stack trace; it says nothing else (its giving up when the budget is spent: below).
-            String text = record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage();
-            ConsoleLogFilter.oneWarningLine(record, text + ": " + cause);
         } else if (cause.startsWith(REFUSED)) {
-            // The same budget spent: the connection given up (then tried again by the inbound channel's own retry),
-            // and at last the channel. Each report is one line with no stack trace (the client's internals, every
-            // one the same); the steps on the way are warnings, the giving up (no more retry) stays an error.
+            // Only with a finite AMQP_RECONNECT_ATTEMPTS does the connector report a refused attempt: each one, then
+            // the budget spent (the connection given up, tried again by the inbound channel's own retry), and at last
+            // the channel. Each report is one line with no stack trace (the client's internals, every one the same);
+            // the steps on the way are warnings, the giving up (no more retry) stays an error.
             if (!record.getMessage().contains(RECEIVER_GAVE_UP)) {
                 record.setLevel(org.jboss.logmanager.Level.WARN);
             }
-            oneLine(record, cause);
+            oneLine(record, cause + exhausted(record.getThrown()));
         }
         return true;
     }
 
-    /** The record at its level, with its cause (and the spent budget, if it says so) in place of the stack trace. */
-    private static void oneLine(LogRecord record, String cause) {
+    /** The record at its level, its own words followed by {@code tail} in place of the stack trace. */
+    private static void oneLine(LogRecord record, String tail) {
         String text = record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage();
-        ConsoleLogFilter.oneLine(record, text + ": " + cause + exhausted(record.getThrown()));
+        ConsoleLogFilter.oneLine(record, text + ": " + tail);
     }
 
     /** " (Retries exhausted: 3/3)" when the cause or its own cause carries Mutiny's note of a spent budget. */
@@ -196,10 +192,5 @@ final class BrokerDisconnectLogFilter implements Filter {
      */
     private static boolean isReset(String message) {
         return message != null && (message.equals("Connection reset") || message.endsWith("Connection reset by peer"));
-    }
-
-    private static void withCause(LogRecord record, String cause) {
-        String text = record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage();
-        ConsoleLogFilter.oneWarningLine(record, text + ": " + cause + "; the connector reconnects");
     }
 }
