@@ -66,6 +66,10 @@ public final class SettingTypes implements ConfigSourceInterceptor {
     private static final String POLICY = "one of permit, authenticated, deny, points-writer, points-ops (a role's"
             + " policy)";
 
+    /** The names Quarkus takes for a log level, in any case (a number or a blank around the name it refuses). */
+    private static final java.util.Set<String> LEVELS = java.util.Set.of("OFF", "FATAL", "ERROR", "WARN", "WARNING",
+            "SEVERE", "INFO", "CONFIG", "DEBUG", "FINE", "FINER", "TRACE", "FINEST", "ALL");
+
     private static final Map<String, Rule> QUARKUS = Map.of(
             "quarkus.datasource.jdbc.max-size", new Rule("POINTS_DB_POOL_SIZE", v -> wholeNumber(v, 1, 10_000),
                     "a whole number from 1 to 10000"),
@@ -81,12 +85,26 @@ public final class SettingTypes implements ConfigSourceInterceptor {
             "quarkus.http.auth.permission.readers.policy", new Rule("POINTS_READ_POLICY",
                     v -> POLICIES.contains(v.trim()), POLICY),
             "quarkus.http.auth.permission.ops.policy", new Rule("POINTS_ADMIN_POLICY",
-                    v -> POLICIES.contains(v.trim()), POLICY));
+                    v -> POLICIES.contains(v.trim()), POLICY),
+            "quarkus.http.port", new Rule("PORT", v -> wholeNumber(v, 0, 65535), "a whole number from 0 to 65535"),
+            "quarkus.log.category.\"io.pointsinbox\".level", new Rule("POINTS_LOG_LEVEL",
+                    v -> LEVELS.contains(v.toUpperCase(Locale.ROOT)), "a log level: ERROR, WARN, INFO, DEBUG or TRACE"
+                            + " (also OFF, FATAL, ALL)"));
 
     /** The mediator reads {@code ${points.concurrency}} during static initialisation, before any validation can run. */
     private static final String WORKER_POOL = "smallrye.messaging.worker.<virtual-thread>.max-concurrency";
 
     private static final Map<String, String> PROBLEMS = new ConcurrentHashMap<>();
+    /**
+     * The problems of Quarkus's settings reported while this configuration was built: a setting read again after its
+     * problem was reported (by another mapping) is recorded again, and would be reported twice.
+     */
+    private static final java.util.Set<String> REPORTED = ConcurrentHashMap.newKeySet();
+
+    /** One per configuration Quarkus builds ({@link SettingsValidation}): its problems are reported afresh. */
+    SettingTypes() {
+        REPORTED.clear();
+    }
 
     /**
      * Read by the JWT extension while it starts: POINTS_JWT_PUBLIC_KEY_LOCATION or POINTS_JWT_ISSUER set but empty
@@ -143,7 +161,7 @@ public final class SettingTypes implements ConfigSourceInterceptor {
         List<Problem> found = new ArrayList<>();
         for (String property : QUARKUS.keySet()) {
             String problem = PROBLEMS.remove(property);
-            if (problem != null) {
+            if (problem != null && REPORTED.add(problem)) {
                 found.add(new Problem(problem));
             }
         }

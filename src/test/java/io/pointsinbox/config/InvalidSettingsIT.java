@@ -1,5 +1,6 @@
 package io.pointsinbox.config;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -47,7 +48,8 @@ class InvalidSettingsIT {
                 "jdbc:postgresql://127.0.0.1:1/none", "POINTS_DB_POOL_SIZE", "0", "POINTS_SHUTDOWN_TIMEOUT", "-5s",
                 "POINTS_SHUTDOWN_DELAY", "-1s", "POINTS_READ_POLICY", "whatever",
                 "POINTS_ADMIN_POLICY", "nobody", "QUARKUS_FLYWAY_CONNECT_RETRIES", "-1",
-                "QUARKUS_TRANSACTION_MANAGER_DEFAULT_TRANSACTION_TIMEOUT", "0s"), 60);
+                "QUARKUS_TRANSACTION_MANAGER_DEFAULT_TRANSACTION_TIMEOUT", "0s", "PORT", "http",
+                "POINTS_LOG_LEVEL", "LOUD"), 60);
         for (String expected : java.util.List.of(
                 "POINTS_DB_POOL_SIZE (quarkus.datasource.jdbc.max-size=0) must be a whole number from 1 to 10000",
                 "POINTS_SHUTDOWN_TIMEOUT (quarkus.shutdown.timeout=-5s) must be a duration of 0s or more",
@@ -56,8 +58,13 @@ class InvalidSettingsIT {
                 "POINTS_ADMIN_POLICY (quarkus.http.auth.permission.ops.policy=nobody) must be one of permit,",
                 "QUARKUS_FLYWAY_CONNECT_RETRIES (quarkus.flyway.connect-retries=-1) must be a whole number, 0 or more",
                 "QUARKUS_TRANSACTION_MANAGER_DEFAULT_TRANSACTION_TIMEOUT (quarkus.transaction-manager."
-                        + "default-transaction-timeout=0s) must be a duration above zero")) {
+                        + "default-transaction-timeout=0s) must be a duration above zero",
+                // Of the wrong type: Quarkus names the property, this line the variable.
+                "PORT (quarkus.http.port=http) must be a whole number from 0 to 65535",
+                "POINTS_LOG_LEVEL (quarkus.log.category.\"io.pointsinbox\".level=LOUD) must be a log level")) {
             assertTrue(output.contains(expected), "expected <" + expected + "> in:\n" + output);
+            // A setting read by more than one part of Quarkus is still reported once.
+            assertEquals(output.indexOf(expected), output.lastIndexOf(expected), "once: " + expected + "\n" + output);
         }
         assertFalse(output.contains("\tat "), "no stack trace:\n" + output);
     }

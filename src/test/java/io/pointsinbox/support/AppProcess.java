@@ -94,7 +94,9 @@ public final class AppProcess {
         // From its own directory, as a container runs it: an AOT cache records the class path it was trained with.
         builder.directory(appDir.toAbsolutePath().toFile());
         builder.environment().putAll(env);
-        builder.environment().put("QUARKUS_HTTP_PORT", String.valueOf(port));
+        if (!env.containsKey("PORT")) { // a test of the PORT setting itself gives its own
+            builder.environment().put("QUARKUS_HTTP_PORT", String.valueOf(port));
+        }
         Files.createDirectories(log.getParent());
         Process process = builder.start();
         // A failed test must not leave a replica running against the shared test database.
