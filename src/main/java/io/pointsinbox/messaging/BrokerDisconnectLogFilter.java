@@ -4,8 +4,6 @@ import java.util.logging.Filter;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 
-import org.jboss.logmanager.ExtLogRecord;
-
 /**
  * Keeps the AMQP connector's reports of a lost broker connection to what they say. The connector logs a connection
  * that the broker closed (a broker restart, a rolling update of the broker) or that fell silent past the idle
@@ -155,8 +153,7 @@ final class BrokerDisconnectLogFilter implements Filter {
 
     /** The record at its level, its own words followed by {@code tail} in place of the stack trace. */
     private static void oneLine(LogRecord record, String tail) {
-        String text = record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage();
-        ConsoleLogFilter.oneLine(record, text + ": " + tail);
+        ConsoleLogFilter.oneLine(record, ConsoleLogFilter.text(record) + ": " + tail);
     }
 
     /** " (Retries exhausted: 3/3)" when the cause or its own cause carries Mutiny's note of a spent budget. */

@@ -3,6 +3,7 @@ package io.pointsinbox.messaging;
 import java.util.logging.Filter;
 import java.util.logging.LogRecord;
 
+import org.jboss.logmanager.ExtFormatter;
 import org.jboss.logmanager.ExtLogRecord;
 
 import io.quarkus.logging.LoggingFilter;
@@ -24,6 +25,19 @@ public final class ConsoleLogFilter implements Filter {
     @Override
     public boolean isLoggable(LogRecord record) {
         return broker.isLoggable(record) && deliveries.isLoggable(record);
+    }
+
+    /** Formats a record's message as the handlers do (its parameters in place), without writing a line. */
+    private static final ExtFormatter MESSAGE = new ExtFormatter() {
+        @Override
+        public String format(ExtLogRecord record) {
+            return formatMessage(record);
+        }
+    };
+
+    /** The record's message with its parameters in place, whatever format style it was logged with. */
+    static String text(LogRecord record) {
+        return MESSAGE.formatMessage(record);
     }
 
     /** Rewrites the record in place: the handlers after this filter see one WARN line and no stack trace. */

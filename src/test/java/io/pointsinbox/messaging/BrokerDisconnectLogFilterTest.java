@@ -14,6 +14,8 @@ import org.jboss.logmanager.ExtLogRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import io.pointsinbox.support.LogCapture;
+
 /**
  * The connector's reports of a lost broker connection become one WARN line while the service runs, its report of
  * the service's own connection closing is dropped during a graceful stop, and nothing else is touched.
@@ -48,7 +50,7 @@ class BrokerDisconnectLogFilterTest {
         assertEquals(org.jboss.logmanager.Level.WARN, refused.getLevel());
         assertNull(refused.getThrown(), "no stack trace");
         assertEquals("SRMSG16215: Unable to connect to the broker, retry will be attempted: Connection refused:"
-                + " /127.0.0.1:5679", refused.getFormattedMessage());
+                + " /127.0.0.1:5679", LogCapture.text(refused));
 
         assertTrue(filter.isLoggable(silent), "a line already rewritten passes unchanged");
         assertEquals(org.jboss.logmanager.Level.WARN, silent.getLevel());
@@ -91,7 +93,7 @@ class BrokerDisconnectLogFilterTest {
         assertTrue(filter.isLoggable(record), message);
         assertEquals(level, record.getLevel(), message);
         assertNull(record.getThrown(), "no stack trace: " + message);
-        assertEquals(message + ": " + where + " (Retries exhausted: 3/3)", record.getFormattedMessage());
+        assertEquals(message + ": " + where + " (Retries exhausted: 3/3)", LogCapture.text(record));
         return record;
     }
 
@@ -154,7 +156,7 @@ class BrokerDisconnectLogFilterTest {
         assertTrue(filter.isLoggable(record), "kept: " + message);
         assertEquals(org.jboss.logmanager.Level.WARN, record.getLevel(), message);
         assertNull(record.getThrown(), "no stack trace: " + message);
-        assertEquals(message + ": " + cause + "; the connector reconnects", record.getFormattedMessage());
+        assertEquals(message + ": " + cause + "; the connector reconnects", LogCapture.text(record));
         return record;
     }
 
@@ -170,7 +172,7 @@ class BrokerDisconnectLogFilterTest {
             assertEquals(org.jboss.logmanager.Level.WARN, record.getLevel(), reset);
             assertNull(record.getThrown(), "no stack trace: " + reset);
             assertEquals("A connection was reset by its peer (" + reset + "): the AMQP broker stopped without closing"
-                    + " it (killed, or its host lost); the connector reconnects", record.getFormattedMessage());
+                    + " it (killed, or its host lost); the connector reconnects", LogCapture.text(record));
         }
 
         ExtLogRecord other = new ExtLogRecord(org.jboss.logmanager.Level.ERROR, "Broken pipe",

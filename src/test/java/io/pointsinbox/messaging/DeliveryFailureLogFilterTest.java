@@ -16,6 +16,8 @@ import org.junit.jupiter.api.Test;
 
 import jakarta.transaction.RollbackException;
 
+import io.pointsinbox.support.LogCapture;
+
 /**
  * A delivery that failed because the database connection was lost, or whose transaction was rolled back at its
  * timeout, is one WARN line saying so, Narayana's report of the same loss is dropped, and every other failure keeps
@@ -38,7 +40,7 @@ class DeliveryFailureLogFilterTest {
         assertNull(record.getThrown(), "no stack trace");
         assertEquals("Message m-1 for consumer points-ledger failed on delivery attempt 2, rolled back and handed back"
                 + " to the broker: the database connection was lost (SQL state 57P01: " + KILLED + ")",
-                record.getFormattedMessage());
+                LogCapture.text(record));
     }
 
     @Test
@@ -56,7 +58,7 @@ class DeliveryFailureLogFilterTest {
         assertEquals("Message m-2 for consumer points-ledger failed on delivery attempt 1 and was handed back to the"
                 + " broker: the database connection was lost during the commit (SQL state 08006: An I/O error"
                 + " occurred while sending to the backend.), which may have taken effect; if it did, the redelivery"
-                + " is a duplicate", record.getFormattedMessage());
+                + " is a duplicate", LogCapture.text(record));
     }
 
     @Test
@@ -111,7 +113,7 @@ class DeliveryFailureLogFilterTest {
                 + " and handed back to the broker: its transaction outlived the transaction timeout (3s,"
                 + " quarkus.transaction-manager.default-transaction-timeout) and the transaction manager rolled it"
                 + " back; the database did not answer in time, or a lock held the delivery",
-                record.getFormattedMessage());
+                LogCapture.text(record));
     }
 
     /**
@@ -143,7 +145,7 @@ class DeliveryFailureLogFilterTest {
             assertTrue(filter.isLoggable(record));
             assertEquals(org.jboss.logmanager.Level.WARN, record.getLevel());
             assertNull(record.getThrown(), "no stack trace");
-            assertEquals(text, record.getFormattedMessage());
+            assertEquals(text, LogCapture.text(record));
         }
     }
 
@@ -166,7 +168,7 @@ class DeliveryFailureLogFilterTest {
         listening.setLoggerName("io.smallrye.reactive.messaging.amqp");
         listening.setParameters(new Object[] { "points-granted" });
         assertTrue(filter.isLoggable(listening));
-        assertEquals("SRMSG16203: AMQP Receiver listening address points-granted", listening.getFormattedMessage());
+        assertEquals("SRMSG16203: AMQP Receiver listening address points-granted", LogCapture.text(listening));
     }
 
     @Test

@@ -9,6 +9,7 @@ import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
+import org.jboss.logmanager.ExtFormatter;
 import org.jboss.logmanager.ExtLogRecord;
 
 /**
@@ -24,7 +25,7 @@ public final class LogCapture implements AutoCloseable {
     private final Handler handler = new Handler() {
         @Override
         public void publish(LogRecord record) {
-            String text = record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage();
+            String text = text(record);
             lines.add(record.getLevel() + " " + text);
             withContext.add(new Line(record.getLevel() + " " + text,
                     record instanceof ExtLogRecord ext ? Map.copyOf(ext.getMdcCopy()) : Map.of(), record.getThrown()));
@@ -38,6 +39,18 @@ public final class LogCapture implements AutoCloseable {
         public void close() {
         }
     };
+
+    private static final ExtFormatter MESSAGE = new ExtFormatter() {
+        @Override
+        public String format(ExtLogRecord record) {
+            return formatMessage(record);
+        }
+    };
+
+    /** The record's message as a handler writes it: its parameters in place, whatever its format style. */
+    public static String text(LogRecord record) {
+        return MESSAGE.formatMessage(record);
+    }
 
     private LogCapture(Logger logger) {
         this.logger = logger;
