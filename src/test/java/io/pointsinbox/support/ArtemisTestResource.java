@@ -12,7 +12,6 @@ import org.apache.activemq.artemis.api.core.QueueConfiguration;
 import org.apache.activemq.artemis.api.core.RoutingType;
 import org.apache.activemq.artemis.api.core.SimpleString;
 import org.apache.activemq.artemis.api.core.management.QueueControl;
-import org.apache.activemq.artemis.api.core.management.ResourceNames;
 import org.apache.activemq.artemis.core.config.Configuration;
 import org.apache.activemq.artemis.core.config.CoreAddressConfiguration;
 import org.apache.activemq.artemis.core.server.MessageReference;
@@ -189,8 +188,7 @@ public class ArtemisTestResource implements QuarkusTestResourceLifecycleManager 
         try (AmqpTestClient sender = new AmqpTestClient(STAGING)) {
             sender.sendAll(bodies);
         }
-        QueueControl staging = (QueueControl) broker.getActiveMQServer().getManagementService()
-                .getResource(ResourceNames.QUEUE + STAGING);
+        QueueControl staging = broker.getActiveMQServer().getManagementService().getQueueControl(STAGING);
         int moved = staging.moveMessages(null, ADDRESS);
         if (moved != bodies.size()) {
             throw new IllegalStateException("moved " + moved + " of " + bodies.size() + " staged messages");
