@@ -135,6 +135,29 @@ class KubernetesManifestIT {
         }
     }
 
+    @Test
+    void thePodTakesRequestsAsSoonAsItHasStartedAndMayWaitForItsDatabaseFirst() throws IOException {
+        Map<String, Object> startup = map(container.get("startupProbe"));
+        Map<String, Object> readiness = map(container.get("readinessProbe"));
+        // The kubelet runs the readiness probe as soon as the start-up probe passes, unless its initial delay has not
+        // run out yet: then the pod waits for the next period (10 s) before it receives a request.
+        assertTrue(((Integer) startup.getOrDefault("initialDelaySeconds", 0)) <= 1, "start-up probe's delay " + startup);
+        assertEquals(0, readiness.getOrDefault("initialDelaySeconds", 0), "readiness probe's delay " + readiness);
+        // A pod started before its database waits for it (Flyway's retries, 1, 2, 4, then every interval s): the
+        // start-up probe must not restart it meanwhile.
+        String properties = Files.readString(Path.of("src/main/resources/application.properties"));
+        int retries = seconds(properties, "quarkus.flyway.connect-retries=(\\d+)");
+        int interval = seconds(properties, "quarkus.flyway.connect-retries-interval=(\\d+)s");
+        int wait = 0;
+        for (int attempt = 0; attempt < retries; attempt++) {
+            wait += Math.min(1 << Math.min(attempt, 20), interval);
+        }
+        int budget = (Integer) startup.getOrDefault("initialDelaySeconds", 0)
+                + (Integer) startup.get("failureThreshold") * (Integer) startup.get("periodSeconds");
+        assertTrue(budget >= wait + 15, "start-up probe's " + budget + " s against the database wait of " + wait
+                + " s and the start itself");
+    }
+
     private static String probePath(String probe) {
         return String.valueOf(map(map(container.get(probe)).get("httpGet")).get("path"));
     }
