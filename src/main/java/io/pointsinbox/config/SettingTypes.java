@@ -53,10 +53,11 @@ public final class SettingTypes implements ConfigSourceInterceptor {
             Map.entry("points.retention.redrive-horizon", Type.DURATION));
 
     /**
-     * Quarkus's own settings that the README documents under a variable of this service: Quarkus converts their type,
-     * but reports a value out of range (a pool of 0, an unknown policy) with a stack trace once something uses it, or
-     * not at all (a negative shutdown timeout). Their problems are only recorded, never replaced: should one be read
-     * after the last mapping was validated, Quarkus fails or behaves exactly as it would without this rule.
+     * Quarkus's own settings that the README documents under a variable of this service: Quarkus names only the
+     * property when their value has the wrong type ({@code PORT=http}), and reports a value out of range (a pool of 0,
+     * an unknown policy) with a stack trace once something uses it, or not at all (a negative shutdown timeout). Their
+     * problems are only recorded, never replaced: should one be read after the last mapping was validated, Quarkus
+     * fails or behaves exactly as it would without this rule.
      */
     private record Rule(String variable, java.util.function.Predicate<String> valid, String description) {
     }
@@ -101,11 +102,6 @@ public final class SettingTypes implements ConfigSourceInterceptor {
      */
     private static final java.util.Set<String> REPORTED = ConcurrentHashMap.newKeySet();
 
-    /** One per configuration Quarkus builds ({@link SettingsValidation}): its problems are reported afresh. */
-    SettingTypes() {
-        REPORTED.clear();
-    }
-
     /**
      * Read by the JWT extension while it starts: POINTS_JWT_PUBLIC_KEY_LOCATION or POINTS_JWT_ISSUER set but empty
      * leaves the property without a value, and the extension would fail naming the property, not the variable. The
@@ -113,6 +109,11 @@ public final class SettingTypes implements ConfigSourceInterceptor {
      */
     private static final Map<String, String> EMPTY_JWT = Map.of("mp.jwt.verify.publickey.location",
             StartupChecks.NO_KEY, "mp.jwt.verify.issuer", StartupChecks.NO_ISSUER);
+
+    /** One per configuration Quarkus builds ({@link SettingsValidation}): its problems are reported afresh. */
+    SettingTypes() {
+        REPORTED.clear();
+    }
 
     @Override
     public ConfigValue getValue(ConfigSourceInterceptorContext context, String name) {
