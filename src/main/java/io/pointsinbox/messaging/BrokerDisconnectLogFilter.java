@@ -131,8 +131,8 @@ final class BrokerDisconnectLogFilter implements Filter {
         // The AMQP client's own words for a lost connection, with the broker's or the idle timeout's reason after
         // them ("Connection disconnected - local-idle-timeout expired").
         if ((failure || record.getMessage().contains(RECEIVER_RETRYING)) && cause.startsWith(DISCONNECTED)) {
-            record.setLevel(org.jboss.logmanager.Level.WARN);
-            oneLine(record, cause + "; the connector reconnects");
+            ConsoleLogFilter.oneWarningLine(record, ConsoleLogFilter.text(record) + ": " + cause
+                    + "; the connector reconnects");
         } else if (record.getMessage().contains(CONNECT_RETRYING) && "Disconnected".equals(cause)) {
             // A connection closed before the broker opened it: something between (a proxy, a sidecar) accepted it
             // while the broker was still away. Without one, the same attempt is refused and the client says nothing;

@@ -19,14 +19,6 @@ public final class ConsoleLogFilter implements Filter {
 
     public static final String NAME = "points-inbox";
 
-    private final Filter broker = new BrokerDisconnectLogFilter();
-    private final Filter deliveries = new DeliveryFailureLogFilter();
-
-    @Override
-    public boolean isLoggable(LogRecord record) {
-        return broker.isLoggable(record) && deliveries.isLoggable(record);
-    }
-
     /** Formats a record's message as the handlers do (its parameters in place), without writing a line. */
     private static final ExtFormatter MESSAGE = new ExtFormatter() {
         @Override
@@ -34,6 +26,14 @@ public final class ConsoleLogFilter implements Filter {
             return formatMessage(record);
         }
     };
+
+    private final Filter broker = new BrokerDisconnectLogFilter();
+    private final Filter deliveries = new DeliveryFailureLogFilter();
+
+    @Override
+    public boolean isLoggable(LogRecord record) {
+        return broker.isLoggable(record) && deliveries.isLoggable(record);
+    }
 
     /** The record's message with its parameters in place, whatever format style it was logged with. */
     static String text(LogRecord record) {
