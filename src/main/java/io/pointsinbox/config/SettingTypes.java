@@ -123,11 +123,8 @@ public final class SettingTypes implements ConfigSourceInterceptor {
             return value == null ? ConfigValue.builder().withName(name).withValue(placeholder).build()
                     : value.withValue(placeholder);
         }
-        Rule rule = QUARKUS.get(name);
-        if (rule != null && value != null && value.getValue() != null && !value.getValue().contains("${")
-                && !rule.valid().test(value.getValue())) {
-            PROBLEMS.put(name, SettingsValidator.named(rule.variable(), name, value.getValue()) + " must be "
-                    + rule.description());
+        if (value != null && value.getValue() != null && !value.getValue().contains("${")) {
+            quarkusProblem(name, value.getValue()).ifPresent(problem -> PROBLEMS.put(name, problem));
         }
         Type type = WORKER_POOL.equals(name) ? Type.INTEGER : TYPES.get(name);
         // Some reads see the value before its ${...} expression is expanded; the expanded read is checked.
@@ -140,6 +137,16 @@ public final class SettingTypes implements ConfigSourceInterceptor {
                     + " must be " + type.description);
         }
         return value.withValue(type.placeholder);
+    }
+
+    /** What is wrong with a value of one of the Quarkus settings the README documents under a variable, if anything. */
+    static java.util.Optional<String> quarkusProblem(String property, String value) {
+        Rule rule = QUARKUS.get(property);
+        if (rule == null || rule.valid().test(value)) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(SettingsValidator.named(rule.variable(), property, value) + " must be "
+                + rule.description());
     }
 
     /** The type problems recorded for the properties under {@code prefix} and none of the {@code others}. */

@@ -45,10 +45,9 @@ public class StartupChecks {
     /**
      * Settings that their libraries read only when they use them, or read leniently: a broker port out of range would
      * be retried for ever with readiness down, a misspelt {@code AMQP_USE_SSL} silently read as {@code false} (a plain
-     * connection where TLS was meant), a bad reconnect setting fail the channel with a stack trace, an HTTP port out
-     * of range fail the server's socket after the broker connection opened (a port that is not a number Quarkus
-     * itself refuses earlier, naming the property; 0 is its "any free port"), and {@code POINTS_LOG_JSON=maybe} be
-     * read as {@code false}. Every problem found is named in the one line, by its environment variable; a missing
+     * connection where TLS was meant), a bad reconnect setting fail the channel with a stack trace, and
+     * {@code POINTS_LOG_JSON=maybe} be read as {@code false}. (The HTTP port is Quarkus's own setting, read by a
+     * configuration mapping: {@link SettingTypes} refuses it, by {@code PORT}, before the application starts.) Every problem found is named in the one line, by its environment variable; a missing
      * broker host only in production ({@code normal} launch mode), where no Dev Services provide one.
      */
     static java.util.Optional<String> lateSettingsProblem(
@@ -63,7 +62,6 @@ public class StartupChecks {
         wholeNumber(problems, setting, "amqp-reconnect-attempts", "AMQP_RECONNECT_ATTEMPTS", 1, Integer.MAX_VALUE, "");
         wholeNumber(problems, setting, "amqp-reconnect-interval", "AMQP_RECONNECT_INTERVAL", 1, 3600, " (seconds)");
         trueOrFalse(problems, setting, "amqp-use-ssl", "AMQP_USE_SSL");
-        wholeNumber(problems, setting, "quarkus.http.port", "PORT", 0, 65535, "");
         trueOrFalse(problems, setting, "quarkus.log.console.json.enabled", "POINTS_LOG_JSON");
         return problems.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(String.join("; ", problems));
     }

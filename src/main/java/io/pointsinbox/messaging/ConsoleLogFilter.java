@@ -36,7 +36,7 @@ public final class ConsoleLogFilter implements Filter {
     }
 
     /** The record's message with its parameters in place, whatever format style it was logged with. */
-    static String text(LogRecord record) {
+    public static String text(LogRecord record) {
         return MESSAGE.formatMessage(record);
     }
 

@@ -34,23 +34,21 @@ class StartupChecksTest {
     void lateSettingsOutOfRangeOrOfTheWrongTypeAreRefusedEachByItsVariable() {
         Map<String, String> settings = Map.of("amqp-host", "broker.example", "amqp-port", "70000",
                 "amqp-use-ssl", "maybe", "amqp-reconnect-attempts", "-5", "amqp-reconnect-interval", "abc",
-                "quarkus.http.port", "65536", "quarkus.log.console.json.enabled", "yes please");
+                "quarkus.log.console.json.enabled", "yes please");
         String problem = StartupChecks.lateSettingsProblem(key -> Optional.ofNullable(settings.get(key)), true)
                 .orElseThrow();
         assertEquals("AMQP_PORT (amqp-port=70000) must be between 1 and 65535; "
                 + "AMQP_RECONNECT_ATTEMPTS (amqp-reconnect-attempts=-5) must be between 1 and 2147483647; "
                 + "AMQP_RECONNECT_INTERVAL (amqp-reconnect-interval=abc) must be a whole number (seconds); "
                 + "AMQP_USE_SSL (amqp-use-ssl=maybe) must be true or false; "
-                + "PORT (quarkus.http.port=65536) must be between 0 and 65535; "
                 + "POINTS_LOG_JSON (quarkus.log.console.json.enabled=yes please) must be true or false", problem);
         for (String[] bad : new String[][] {{"amqp-port", "0"}, {"amqp-port", "abc"}, {"amqp-port", ""},
                 {"amqp-reconnect-attempts", "0"}, {"amqp-reconnect-interval", "0"},
-                {"amqp-reconnect-interval", "3601"}, {"amqp-use-ssl", "ture"}, {"quarkus.http.port", "-1"}}) {
+                {"amqp-reconnect-interval", "3601"}, {"amqp-use-ssl", "ture"}}) {
             Map<String, String> one = Map.of("amqp-host", "broker.example", bad[0], bad[1]);
             String refused = StartupChecks.lateSettingsProblem(key -> Optional.ofNullable(one.get(key)), true)
                     .orElseThrow(() -> new AssertionError(bad[0] + "=" + bad[1] + " should be refused"));
-            String variable = bad[0].startsWith("quarkus.") ? "PORT"
-                    : bad[0].toUpperCase(java.util.Locale.ROOT).replace('-', '_');
+            String variable = bad[0].toUpperCase(java.util.Locale.ROOT).replace('-', '_');
             assertTrue(refused.startsWith(variable + " (" + bad[0] + "=" + bad[1] + ") must be "), refused);
         }
     }
@@ -58,7 +56,7 @@ class StartupChecksTest {
     @Test
     void lateSettingsInRangeAreAcceptedAndABrokerHostIsRequiredInProductionOnly() {
         Map<String, String> good = Map.of("amqp-host", "broker.example", "amqp-port", "5671", "amqp-use-ssl", "TRUE",
-                "amqp-reconnect-attempts", "2147483647", "amqp-reconnect-interval", " 1 ", "quarkus.http.port", "0",
+                "amqp-reconnect-attempts", "2147483647", "amqp-reconnect-interval", " 1 ",
                 "quarkus.log.console.json.enabled", "on");
         assertEquals(Optional.empty(),
                 StartupChecks.lateSettingsProblem(key -> Optional.ofNullable(good.get(key)), true));
@@ -144,6 +142,18 @@ class StartupChecksTest {
         assertTrue(!SettingTypes.valid("points.retention.window", "a week"));
         assertTrue(SettingTypes.valid("points.batch.enabled", "true"));
         assertTrue(!SettingTypes.valid("points.batch.enabled", "maybe"));
+    }
+
+    @Test
+    void theHttpPortIsAWholeNumberFromZeroToTheLastPortNamedByItsVariable() {
+        for (String bad : new String[] {"-1", "65536", "http", ""}) {
+            assertEquals(Optional.of("PORT (quarkus.http.port=" + bad + ") must be a whole number from 0 to 65535"),
+                    SettingTypes.quarkusProblem("quarkus.http.port", bad), bad);
+        }
+        for (String good : new String[] {"0", "8080", " 65535 "}) {
+            assertEquals(Optional.empty(), SettingTypes.quarkusProblem("quarkus.http.port", good), good);
+        }
+        assertEquals(Optional.empty(), SettingTypes.quarkusProblem("quarkus.http.host", "anything"), "no rule");
     }
 
     @Test

@@ -9,8 +9,9 @@ import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
-import org.jboss.logmanager.ExtFormatter;
 import org.jboss.logmanager.ExtLogRecord;
+
+import io.pointsinbox.messaging.ConsoleLogFilter;
 
 /**
  * The lines one logger publishes while the capture is open, each as "LEVEL message", the message formatted, and the
@@ -40,16 +41,9 @@ public final class LogCapture implements AutoCloseable {
         }
     };
 
-    private static final ExtFormatter MESSAGE = new ExtFormatter() {
-        @Override
-        public String format(ExtLogRecord record) {
-            return formatMessage(record);
-        }
-    };
-
     /** The record's message as a handler writes it: its parameters in place, whatever its format style. */
     public static String text(LogRecord record) {
-        return MESSAGE.formatMessage(record);
+        return ConsoleLogFilter.text(record);
     }
 
     private LogCapture(Logger logger) {
