@@ -123,7 +123,8 @@ public final class SettingTypes implements ConfigSourceInterceptor {
             return value == null ? ConfigValue.builder().withName(name).withValue(placeholder).build()
                     : value.withValue(placeholder);
         }
-        if (value != null && value.getValue() != null && !value.getValue().contains("${")) {
+        if (QUARKUS.containsKey(name) && value != null && value.getValue() != null
+                && !value.getValue().contains("${")) {
             quarkusProblem(name, value.getValue()).ifPresent(problem -> PROBLEMS.put(name, problem));
         }
         Type type = WORKER_POOL.equals(name) ? Type.INTEGER : TYPES.get(name);

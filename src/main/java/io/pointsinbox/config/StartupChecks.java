@@ -47,8 +47,9 @@ public class StartupChecks {
      * be retried for ever with readiness down, a misspelt {@code AMQP_USE_SSL} silently read as {@code false} (a plain
      * connection where TLS was meant), a bad reconnect setting fail the channel with a stack trace, and
      * {@code POINTS_LOG_JSON=maybe} be read as {@code false}. (The HTTP port is Quarkus's own setting, read by a
-     * configuration mapping: {@link SettingTypes} refuses it, by {@code PORT}, before the application starts.) Every problem found is named in the one line, by its environment variable; a missing
-     * broker host only in production ({@code normal} launch mode), where no Dev Services provide one.
+     * configuration mapping: {@link SettingTypes} refuses it, by {@code PORT}, before the application starts.) Every
+     * problem found is named in the one line, by its environment variable; a missing broker host only in production
+     * ({@code normal} launch mode), where no Dev Services provide one.
      */
     static java.util.Optional<String> lateSettingsProblem(
             java.util.function.Function<String, java.util.Optional<String>> setting, boolean production) {
