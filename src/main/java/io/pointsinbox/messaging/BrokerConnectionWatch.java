@@ -138,7 +138,10 @@ public class BrokerConnectionWatch {
         return stuckAfter;
     }
 
-    /** Since when the inbound channel has had no connection, as seen by the last checks; empty while it has one. */
+    /**
+     * Since when the inbound channel has had no connection, as seen by the last checks (the first check that found it
+     * missing: the connection was lost up to one check interval, 5 s, before); empty while it has one.
+     */
     public Optional<Instant> missingSince() {
         return Optional.ofNullable(missingSince);
     }
@@ -153,7 +156,7 @@ public class BrokerConnectionWatch {
         Instant now = Instant.now();
         if (connected) {
             if (missingSince != null && remindedAt != null) {
-                LOG.infof("The AMQP broker at %s answers again (channel %s), after %d s without a connection",
+                LOG.infof("The AMQP broker at %s answers again (channel %s), after about %d s without a connection",
                         broker, PointsGrantedConsumer.CHANNEL, Duration.between(missingSince, now).toSeconds());
             }
             everConnected = true;
@@ -183,8 +186,8 @@ public class BrokerConnectionWatch {
         // could follow the connector's own "Connection with AMQP broker established".
         if (remindedAt == null || Duration.between(remindedAt, now).compareTo(REMINDER) >= 0) {
             remindedAt = now;
-            LOG.warnf("No connection to the AMQP broker at %s (channel %s) for %d s: reconnecting every %d s;"
-                    + " messages wait on the broker and readiness is down", broker, PointsGrantedConsumer.CHANNEL,
+            LOG.warnf("No connection to the AMQP broker at %s (channel %s) for at least %d s: reconnecting every %d"
+                    + " s; messages wait on the broker and readiness is down", broker, PointsGrantedConsumer.CHANNEL,
                     Duration.between(missingSince, now).toSeconds(), reconnectInterval);
         }
         probeWhileMissing(now);
@@ -235,8 +238,8 @@ public class BrokerConnectionWatch {
         if (Duration.between(answeringSince, now).compareTo(stuckAfter) >= 0) {
             stuck = true;
             LOG.errorf("The AMQP broker at %s has accepted every connection of this service for %d s, but channel %s"
-                    + " has had none for %d s: the AMQP connector stopped reconnecting it. Liveness is down so that"
-                    + " the pod is restarted; messages wait on the broker", broker,
+                    + " has had none for at least %d s: the AMQP connector stopped reconnecting it. Liveness is down so"
+                    + " that the pod is restarted; messages wait on the broker", broker,
                     Duration.between(answeringSince, now).toSeconds(), PointsGrantedConsumer.CHANNEL,
                     Duration.between(missingSince, now).toSeconds());
         }
