@@ -79,6 +79,10 @@ final class DeliveryFailedException extends RuntimeException {
                     + DatabaseConnectionLoss.describe(loss) + "), which may have taken effect; if it did, the"
                     + " redelivery is a duplicate";
         }
+        if (DatabaseConnectionLoss.refusedConnection(loss)) {
+            return ", rolled back and handed back to the broker: no new database connection could be opened ("
+                    + DatabaseConnectionLoss.describe(loss) + ")";
+        }
         return ", rolled back and handed back to the broker: the database connection was lost ("
                 + DatabaseConnectionLoss.describe(loss) + ")";
     }

@@ -22,11 +22,23 @@ import java.util.Set;
  * out a connection whose session the database has just ended; starting the transaction on it fails, and the pool
  * reports that without the driver's exception. With one datasource, nothing else makes an enlistment fail, and
  * nothing of the transaction has run yet.
+ * <p>
+ * And a database that refuses a new connection ({@link #refusedConnection(Throwable)}): whatever PostgreSQL answers
+ * while the driver opens one (too many clients, {@code 53300}; the database closed to new sessions for maintenance,
+ * {@code ALLOW_CONNECTIONS false}, {@code 55000}; a failed authentication, {@code 28000} or {@code 28P01}, as after
+ * a password rotated; a database that does not exist, {@code 3D000}). No statement of the transaction has run, and
+ * every delivery or request would fail the same way until the database lets the service in: an outage too.
  */
 public final class DatabaseConnectionLoss {
 
     /** Agroal's words when the transaction manager refused its connection. */
     private static final String FAILED_ENLISTMENT = "Failed to enlist";
+
+    /** What PostgreSQL answers only to a new session it refuses. */
+    private static final Set<String> REFUSED_SESSION = Set.of("28000", "28P01", "3D000", "53300", "57P03");
+
+    /** The PostgreSQL driver's class that opens a connection: an exception raised in it is a connection not opened. */
+    private static final String DRIVER_CONNECTING = "org.postgresql.core.v3.ConnectionFactoryImpl";
 
     private DatabaseConnectionLoss() {
     }
@@ -44,7 +56,7 @@ public final class DatabaseConnectionLoss {
                 continue;
             }
             boolean lost = current instanceof SQLException sql
-                    && (isConnectionLoss(sql.getSQLState()) || isFailedEnlistment(sql));
+                    && (isConnectionLoss(sql.getSQLState()) || isFailedEnlistment(sql) || isRefusedConnection(sql));
             if (lost || current instanceof SocketTimeoutException || current instanceof SocketException) {
                 return Optional.of(current);
             }
@@ -61,6 +73,23 @@ public final class DatabaseConnectionLoss {
     private static boolean isConnectionLoss(String sqlState) {
         return sqlState != null && (sqlState.startsWith("08") || sqlState.equals("57P01") || sqlState.equals("57P02")
                 || sqlState.equals("57P03"));
+    }
+
+    /** Whether this loss, as {@link #in(Throwable)} found it, is the database refusing a new connection. */
+    public static boolean refusedConnection(Throwable loss) {
+        return loss instanceof SQLException sql && isRefusedConnection(sql);
+    }
+
+    private static boolean isRefusedConnection(SQLException e) {
+        if (e.getSQLState() != null && REFUSED_SESSION.contains(e.getSQLState())) {
+            return true;
+        }
+        for (StackTraceElement frame : e.getStackTrace()) {
+            if (frame.getClassName().equals(DRIVER_CONNECTING)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean isFailedEnlistment(SQLException e) {

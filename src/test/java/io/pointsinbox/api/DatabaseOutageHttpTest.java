@@ -22,6 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 
+import io.pointsinbox.support.AmqpTestClient;
 import io.pointsinbox.support.InboxTestBase;
 import io.pointsinbox.support.Ledger;
 import io.pointsinbox.support.PostgresTestDatabase;
@@ -57,6 +58,40 @@ class DatabaseOutageHttpTest extends InboxTestBase {
         given().get("/users/7301/points").then().statusCode(200).body("balance", equalTo(25));
         assertEquals(1, Ledger.inboxRows(CONSUMER, id), "one inbox row");
         assertEquals(25, Ledger.balance(CONSUMER, 7_301), "applied once");
+    }
+
+    /**
+     * A database closed to new sessions for maintenance ({@code ALLOW_CONNECTIONS false}, its sessions ended): every
+     * new connection is refused with SQL state 55000, not a connection error. A request is a 503 to retry, not a 500;
+     * a grant sent over AMQP meanwhile waits and is applied once the database lets the service in again, as is the
+     * request sent again.
+     */
+    @Test
+    void aDatabaseClosedToNewSessionsIsA503AndItsMessagesAreAppliedOnceItOpens() throws Exception {
+        long user = 7_700L + System.nanoTime() % 200;
+        String overHttp = grant(UUID.randomUUID(), user, 5);
+        UUID overAmqp = UUID.randomUUID();
+        PostgresTestDatabase.closeToNewSessions(true);
+        try {
+            for (ValidatableResponse response : new ValidatableResponse[] { post(overHttp),
+                    given().get("/users/" + user + "/points").then() }) {
+                response.statusCode(503).header("Retry-After", "5").body("error", equalTo("database_unavailable"));
+            }
+            try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+                sender.sendText(grant(overAmqp, user, 7));
+            }
+            await("consumption paused").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> given().get("/q/health/ready").statusCode() == 503);
+        } finally {
+            PostgresTestDatabase.closeToNewSessions(false);
+        }
+        await("the request accepted once the database lets the service in").atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(500)).until(() -> post(overHttp).extract().statusCode() == 200);
+        await("the grant sent over AMQP applied").atMost(Duration.ofSeconds(30))
+                .until(() -> Ledger.inboxRows(CONSUMER, overAmqp) == 1);
+        awaitDrained();
+        assertEquals(12, Ledger.balance(CONSUMER, user), "both applied once");
+        assertEquals(2, Ledger.grants(CONSUMER, user), "one ledger entry each");
     }
 
     /**

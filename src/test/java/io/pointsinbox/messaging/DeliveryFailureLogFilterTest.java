@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import jakarta.transaction.RollbackException;
 
 import io.pointsinbox.support.LogCapture;
+import io.pointsinbox.support.PostgresTestDatabase;
 
 /**
  * A delivery that failed because the database connection was lost, or whose transaction was rolled back at its
@@ -41,6 +42,22 @@ class DeliveryFailureLogFilterTest {
         assertEquals("Message m-1 for consumer points-ledger failed on delivery attempt 2, rolled back and handed back"
                 + " to the broker: the database connection was lost (SQL state 57P01: " + KILLED + ")",
                 LogCapture.text(record));
+    }
+
+    @Test
+    void aConnectionTheDatabaseRefusedIsOneWarningLine() {
+        // As Hibernate reports the pool's failure to open a connection to a database closed to new sessions.
+        SQLException refused = PostgresTestDatabase.refusedConnection();
+        Exception failure = new RuntimeException("Unable to acquire JDBC Connection [" + refused.getMessage() + "]",
+                refused);
+        ExtLogRecord record = methodFailed(new DeliveryFailedException("m-9", "points-ledger", 1, failure));
+
+        assertTrue(filter.isLoggable(record));
+        assertEquals(org.jboss.logmanager.Level.WARN, record.getLevel());
+        assertNull(record.getThrown(), "no stack trace");
+        assertEquals("Message m-9 for consumer points-ledger failed on delivery attempt 1, rolled back and handed back"
+                + " to the broker: no new database connection could be opened (SQL state 55000: "
+                + refused.getMessage() + ")", LogCapture.text(record));
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.pointsinbox.ops;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,7 +10,9 @@ import java.sql.SQLException;
 
 import org.junit.jupiter.api.Test;
 
-/** What counts as a lost database connection, wherever it sits in a failure, and what does not. */
+import io.pointsinbox.support.PostgresTestDatabase;
+
+/** What counts as a lost (or refused) database connection, wherever it sits in a failure, and what does not. */
 class DatabaseConnectionLossTest {
 
     @Test
@@ -40,6 +43,29 @@ class DatabaseConnectionLossTest {
                 + " connection from another datasource is already enlisted to the same transaction",
                 DatabaseConnectionLoss.describe(enlistment));
         assertEquals("SQL state 57P01: terminating connection", DatabaseConnectionLoss.describe(driver));
+    }
+
+    @Test
+    void aConnectionTheDatabaseRefusesIsALossWhateverItsSqlState() throws Exception {
+        // The driver's own exception, from PostgreSQL: a database closed to new sessions (ALLOW_CONNECTIONS false).
+        SQLException closed = PostgresTestDatabase.refusedConnection();
+        assertEquals("55000", closed.getSQLState(), String.valueOf(closed));
+        RuntimeException acquisition = new RuntimeException("Unable to acquire JDBC Connection", closed);
+        assertSame(closed, DatabaseConnectionLoss.in(acquisition).orElseThrow());
+        assertTrue(DatabaseConnectionLoss.refusedConnection(closed));
+        assertTrue(DatabaseConnectionLoss.describe(closed).startsWith("SQL state 55000: FATAL: "),
+                DatabaseConnectionLoss.describe(closed));
+        // What PostgreSQL answers only to a session it refuses, whoever reports it.
+        for (String state : new String[] { "53300", "28P01", "28000", "3D000", "57P03" }) {
+            SQLException refused = new SQLException("refused", state);
+            assertSame(refused, DatabaseConnectionLoss.in(new RuntimeException(refused)).orElseThrow(), state);
+            assertTrue(DatabaseConnectionLoss.refusedConnection(refused), state);
+        }
+        // The same SQL state from a statement on an open connection is no connection problem.
+        SQLException statement = new SQLException("object not in prerequisite state", "55000");
+        assertTrue(DatabaseConnectionLoss.in(statement).isEmpty());
+        SQLException killed = new SQLException("terminating connection", "57P01");
+        assertFalse(DatabaseConnectionLoss.refusedConnection(killed), "a session ended is lost, not refused");
     }
 
     @Test

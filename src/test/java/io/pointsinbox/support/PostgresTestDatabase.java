@@ -53,6 +53,50 @@ public class PostgresTestDatabase implements QuarkusTestResourceLifecycleManager
         return env("QUARKUS_DATASOURCE_PASSWORD", "");
     }
 
+    /**
+     * Closes the tests' database to new sessions and ends those it has, as an administrator does before maintenance
+     * ({@code ALTER DATABASE ... ALLOW_CONNECTIONS false}): every new connection is then refused with SQL state
+     * {@code 55000}. With {@code false}, opens it again.
+     */
+    public static void closeToNewSessions(boolean closed) {
+        try (Connection admin = DriverManager.getConnection(adminUrl(), user(), password());
+                Statement statement = admin.createStatement()) {
+            statement.execute("alter database \"" + DATABASE + "\" allow_connections " + !closed);
+            if (closed) {
+                statement.execute("select pg_terminate_backend(pid) from pg_stat_activity where datname = '" + DATABASE
+                        + "' and pid <> pg_backend_pid()");
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot " + (closed ? "close" : "open") + " the test database", e);
+        }
+    }
+
+    /** What the driver throws when it opens a connection to a database closed to new sessions (SQL state 55000). */
+    public static SQLException refusedConnection() {
+        String closedDatabase = DATABASE + "_closed";
+        try (Connection admin = DriverManager.getConnection(adminUrl(), user(), password());
+                Statement statement = admin.createStatement();
+                ResultSet exists = statement.executeQuery("select 1 from pg_database where datname = '"
+                        + closedDatabase + "'")) {
+            if (!exists.next()) {
+                statement.execute("create database \"" + closedDatabase + "\" allow_connections false");
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot prepare a database closed to new sessions", e);
+        }
+        try (Connection refused = DriverManager.getConnection(adminUrl().replaceFirst("/postgres$", "/"
+                + closedDatabase), user(), password())) {
+            throw new IllegalStateException("a database closed to new sessions let a connection in");
+        } catch (SQLException e) {
+            return e;
+        }
+    }
+
+    private static String adminUrl() {
+        java.net.InetSocketAddress address = server();
+        return "jdbc:postgresql://" + address.getHostString() + ":" + address.getPort() + "/postgres";
+    }
+
     /** Brings the database at {@code jdbcUrl} to the service's schema, as the service's start-up migration does. */
     public static void migrate(String jdbcUrl) {
         Flyway.configure().dataSource(jdbcUrl, user(), password()).locations("classpath:db/migration").load().migrate();
