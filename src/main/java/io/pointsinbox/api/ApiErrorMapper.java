@@ -71,11 +71,11 @@ public class ApiErrorMapper {
      * The database does not answer (no connection within the pool's acquisition timeout, or one lost mid-request,
      * whether Hibernate saw SQL state class 08 or the driver said 57P01, "terminating connection due to administrator
      * command", as a restarted or failed-over PostgreSQL does), or refuses a new connection (too many clients, closed
-     * to new sessions, a failed login): a 503 the client can retry. A message sent again with
-     * the same messageId is never applied twice, even if this attempt's commit did reach the database. The pool's idle
-     * connections are closed ({@link IdleConnections}), so that the retry does not meet the same dead end. Any other
-     * failure of a statement is the service's: a 500 naming an error id, logged with its stack trace under that id.
-     * Either way the transaction was rolled back.
+     * to new sessions, a failed login): a 503 the client can retry. A message sent again with the same messageId is
+     * never applied twice, even if this attempt's commit did reach the database. The pool's idle connections are
+     * closed ({@link IdleConnections}), so that the retry does not meet the same dead end. Any other failure of a
+     * statement is the service's: a 500 naming an error id, logged with its stack trace under that id. Either way the
+     * transaction was rolled back.
      */
     @ServerExceptionMapper
     public Response statementFailed(JDBCException e) {

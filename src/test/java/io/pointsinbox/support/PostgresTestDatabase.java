@@ -59,7 +59,7 @@ public class PostgresTestDatabase implements QuarkusTestResourceLifecycleManager
      * {@code 55000}. With {@code false}, opens it again.
      */
     public static void closeToNewSessions(boolean closed) {
-        try (Connection admin = DriverManager.getConnection(adminUrl(), user(), password());
+        try (Connection admin = DriverManager.getConnection(url("postgres"), user(), password());
                 Statement statement = admin.createStatement()) {
             statement.execute("alter database \"" + DATABASE + "\" allow_connections " + !closed);
             if (closed) {
@@ -74,7 +74,7 @@ public class PostgresTestDatabase implements QuarkusTestResourceLifecycleManager
     /** What the driver throws when it opens a connection to a database closed to new sessions (SQL state 55000). */
     public static SQLException refusedConnection() {
         String closedDatabase = DATABASE + "_closed";
-        try (Connection admin = DriverManager.getConnection(adminUrl(), user(), password());
+        try (Connection admin = DriverManager.getConnection(url("postgres"), user(), password());
                 Statement statement = admin.createStatement();
                 ResultSet exists = statement.executeQuery("select 1 from pg_database where datname = '"
                         + closedDatabase + "'")) {
@@ -84,17 +84,16 @@ public class PostgresTestDatabase implements QuarkusTestResourceLifecycleManager
         } catch (SQLException e) {
             throw new IllegalStateException("cannot prepare a database closed to new sessions", e);
         }
-        try (Connection refused = DriverManager.getConnection(adminUrl().replaceFirst("/postgres$", "/"
-                + closedDatabase), user(), password())) {
+        try (Connection refused = DriverManager.getConnection(url(closedDatabase), user(), password())) {
             throw new IllegalStateException("a database closed to new sessions let a connection in");
         } catch (SQLException e) {
             return e;
         }
     }
 
-    private static String adminUrl() {
+    private static String url(String database) {
         java.net.InetSocketAddress address = server();
-        return "jdbc:postgresql://" + address.getHostString() + ":" + address.getPort() + "/postgres";
+        return "jdbc:postgresql://" + address.getHostString() + ":" + address.getPort() + "/" + database;
     }
 
     /** Brings the database at {@code jdbcUrl} to the service's schema, as the service's start-up migration does. */
