@@ -123,9 +123,9 @@ public final class SettingTypes implements ConfigSourceInterceptor {
             return value == null ? ConfigValue.builder().withName(name).withValue(placeholder).build()
                     : value.withValue(placeholder);
         }
-        if (QUARKUS.containsKey(name) && value != null && value.getValue() != null
-                && !value.getValue().contains("${")) {
-            quarkusProblem(name, value.getValue()).ifPresent(problem -> PROBLEMS.put(name, problem));
+        Rule quarkusRule = QUARKUS.get(name);
+        if (quarkusRule != null && value != null && value.getValue() != null && !value.getValue().contains("${")) {
+            problem(quarkusRule, name, value.getValue()).ifPresent(problem -> PROBLEMS.put(name, problem));
         }
         Type type = WORKER_POOL.equals(name) ? Type.INTEGER : TYPES.get(name);
         // Some reads see the value before its ${...} expression is expanded; the expanded read is checked.
@@ -143,7 +143,11 @@ public final class SettingTypes implements ConfigSourceInterceptor {
     /** What is wrong with a value of one of the Quarkus settings the README documents under a variable, if anything. */
     static java.util.Optional<String> quarkusProblem(String property, String value) {
         Rule rule = QUARKUS.get(property);
-        if (rule == null || rule.valid().test(value)) {
+        return rule == null ? java.util.Optional.empty() : problem(rule, property, value);
+    }
+
+    private static java.util.Optional<String> problem(Rule rule, String property, String value) {
+        if (rule.valid().test(value)) {
             return java.util.Optional.empty();
         }
         return java.util.Optional.of(SettingsValidator.named(rule.variable(), property, value) + " must be "

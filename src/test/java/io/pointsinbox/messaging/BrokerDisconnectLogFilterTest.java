@@ -14,8 +14,6 @@ import org.jboss.logmanager.ExtLogRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import io.pointsinbox.support.LogCapture;
-
 /**
  * The connector's reports of a lost broker connection become one WARN line while the service runs, its report of
  * the service's own connection closing is dropped during a graceful stop, and nothing else is touched.
@@ -50,7 +48,7 @@ class BrokerDisconnectLogFilterTest {
         assertEquals(org.jboss.logmanager.Level.WARN, refused.getLevel());
         assertNull(refused.getThrown(), "no stack trace");
         assertEquals("SRMSG16215: Unable to connect to the broker, retry will be attempted: Connection refused:"
-                + " /127.0.0.1:5679", LogCapture.text(refused));
+                + " /127.0.0.1:5679", ConsoleLogFilter.text(refused));
 
         assertTrue(filter.isLoggable(silent), "a line already rewritten passes unchanged");
         assertEquals(org.jboss.logmanager.Level.WARN, silent.getLevel());
@@ -93,7 +91,7 @@ class BrokerDisconnectLogFilterTest {
         assertTrue(filter.isLoggable(record), message);
         assertEquals(level, record.getLevel(), message);
         assertNull(record.getThrown(), "no stack trace: " + message);
-        assertEquals(message + ": " + where + " (Retries exhausted: 3/3)", LogCapture.text(record));
+        assertEquals(message + ": " + where + " (Retries exhausted: 3/3)", ConsoleLogFilter.text(record));
         return record;
     }
 
@@ -156,7 +154,7 @@ class BrokerDisconnectLogFilterTest {
         assertTrue(filter.isLoggable(record), "kept: " + message);
         assertEquals(org.jboss.logmanager.Level.WARN, record.getLevel(), message);
         assertNull(record.getThrown(), "no stack trace: " + message);
-        assertEquals(message + ": " + cause + "; the connector reconnects", LogCapture.text(record));
+        assertEquals(message + ": " + cause + "; the connector reconnects", ConsoleLogFilter.text(record));
         return record;
     }
 
@@ -172,7 +170,7 @@ class BrokerDisconnectLogFilterTest {
             assertEquals(org.jboss.logmanager.Level.WARN, record.getLevel(), reset);
             assertNull(record.getThrown(), "no stack trace: " + reset);
             assertEquals("A connection was reset by its peer (" + reset + "): the AMQP broker stopped without closing"
-                    + " it (killed, or its host lost); the connector reconnects", LogCapture.text(record));
+                    + " it (killed, or its host lost); the connector reconnects", ConsoleLogFilter.text(record));
         }
 
         ExtLogRecord other = new ExtLogRecord(org.jboss.logmanager.Level.ERROR, "Broken pipe",

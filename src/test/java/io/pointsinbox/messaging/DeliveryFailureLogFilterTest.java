@@ -16,7 +16,6 @@ import org.junit.jupiter.api.Test;
 
 import jakarta.transaction.RollbackException;
 
-import io.pointsinbox.support.LogCapture;
 import io.pointsinbox.support.PostgresTestDatabase;
 
 /**
@@ -41,7 +40,7 @@ class DeliveryFailureLogFilterTest {
         assertNull(record.getThrown(), "no stack trace");
         assertEquals("Message m-1 for consumer points-ledger failed on delivery attempt 2, rolled back and handed back"
                 + " to the broker: the database connection was lost (SQL state 57P01: " + KILLED + ")",
-                LogCapture.text(record));
+                ConsoleLogFilter.text(record));
     }
 
     @Test
@@ -57,7 +56,7 @@ class DeliveryFailureLogFilterTest {
         assertNull(record.getThrown(), "no stack trace");
         assertEquals("Message m-9 for consumer points-ledger failed on delivery attempt 1, rolled back and handed back"
                 + " to the broker: no new database connection could be opened (SQL state 55000: "
-                + refused.getMessage() + ")", LogCapture.text(record));
+                + refused.getMessage() + ")", ConsoleLogFilter.text(record));
     }
 
     @Test
@@ -75,7 +74,7 @@ class DeliveryFailureLogFilterTest {
         assertEquals("Message m-2 for consumer points-ledger failed on delivery attempt 1 and was handed back to the"
                 + " broker: the database connection was lost during the commit (SQL state 08006: An I/O error"
                 + " occurred while sending to the backend.), which may have taken effect; if it did, the redelivery"
-                + " is a duplicate", LogCapture.text(record));
+                + " is a duplicate", ConsoleLogFilter.text(record));
     }
 
     @Test
@@ -130,7 +129,7 @@ class DeliveryFailureLogFilterTest {
                 + " and handed back to the broker: its transaction outlived the transaction timeout (3s,"
                 + " quarkus.transaction-manager.default-transaction-timeout) and the transaction manager rolled it"
                 + " back; the database did not answer in time, or a lock held the delivery",
-                LogCapture.text(record));
+                ConsoleLogFilter.text(record));
     }
 
     /**
@@ -162,7 +161,7 @@ class DeliveryFailureLogFilterTest {
             assertTrue(filter.isLoggable(record));
             assertEquals(org.jboss.logmanager.Level.WARN, record.getLevel());
             assertNull(record.getThrown(), "no stack trace");
-            assertEquals(text, LogCapture.text(record));
+            assertEquals(text, ConsoleLogFilter.text(record));
         }
     }
 
@@ -185,7 +184,7 @@ class DeliveryFailureLogFilterTest {
         listening.setLoggerName("io.smallrye.reactive.messaging.amqp");
         listening.setParameters(new Object[] { "points-granted" });
         assertTrue(filter.isLoggable(listening));
-        assertEquals("SRMSG16203: AMQP Receiver listening address points-granted", LogCapture.text(listening));
+        assertEquals("SRMSG16203: AMQP Receiver listening address points-granted", ConsoleLogFilter.text(listening));
     }
 
     @Test

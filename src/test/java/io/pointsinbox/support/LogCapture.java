@@ -26,7 +26,7 @@ public final class LogCapture implements AutoCloseable {
     private final Handler handler = new Handler() {
         @Override
         public void publish(LogRecord record) {
-            String text = text(record);
+            String text = ConsoleLogFilter.text(record);
             lines.add(record.getLevel() + " " + text);
             withContext.add(new Line(record.getLevel() + " " + text,
                     record instanceof ExtLogRecord ext ? Map.copyOf(ext.getMdcCopy()) : Map.of(), record.getThrown()));
@@ -40,11 +40,6 @@ public final class LogCapture implements AutoCloseable {
         public void close() {
         }
     };
-
-    /** The record's message as a handler writes it: its parameters in place, whatever its format style. */
-    public static String text(LogRecord record) {
-        return ConsoleLogFilter.text(record);
-    }
 
     private LogCapture(Logger logger) {
         this.logger = logger;
