@@ -6,10 +6,14 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import jakarta.transaction.RollbackException;
+import jakarta.ws.rs.NotAcceptableException;
+import jakarta.ws.rs.NotAllowedException;
 import jakarta.ws.rs.NotSupportedException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.Request;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
 
 import org.hibernate.JDBCException;
 import org.hibernate.exception.JDBCConnectionException;
@@ -120,6 +124,23 @@ public class ApiErrorMapper {
         return ApiError.response(Response.Status.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", "Content-Type",
                 "Content-Type: " + (type == null || type.isBlank() ? "missing" : type + " is not supported")
                         + "; send the JSON as application/json");
+    }
+
+    /** A method the path does not take: the client is told which ones it does, in the body and in {@code Allow}. */
+    @ServerExceptionMapper
+    public Response methodNotAllowed(NotAllowedException e, Request request, UriInfo uri) {
+        String allowed = String.join(", ", AllowedMethods.of(uri.getPath()));
+        Response.ResponseBuilder response = Response.fromResponse(ApiError.response(Response.Status.METHOD_NOT_ALLOWED,
+                "method_not_allowed", null, request.getMethod() + " is not allowed here"
+                        + (allowed.isEmpty() ? "" : "; allowed: " + allowed)));
+        return allowed.isEmpty() ? response.build() : response.header(HttpHeaders.ALLOW, allowed).build();
+    }
+
+    /** An {@code Accept} header that no answer of the endpoint meets: every answer here is JSON. */
+    @ServerExceptionMapper
+    public Response notAcceptable(NotAcceptableException e, HttpHeaders headers) {
+        return ApiError.response(Response.Status.NOT_ACCEPTABLE, "not_acceptable", "Accept", "Accept: "
+                + headers.getHeaderString(HttpHeaders.ACCEPT) + " cannot be met; this endpoint answers application/json");
     }
 
     @ServerExceptionMapper

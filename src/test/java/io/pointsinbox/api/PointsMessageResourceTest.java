@@ -192,6 +192,26 @@ class PointsMessageResourceTest extends InboxTestBase {
     }
 
     @Test
+    void aMethodThePathDoesNotTakeIs405NamingTheOnesItDoes() {
+        given().contentType(ContentType.JSON).body(grant(UUID.randomUUID(), 1, 1)).put("/messages/points-granted")
+                .then().statusCode(405).contentType(ContentType.JSON).header("Allow", equalTo("OPTIONS, POST"))
+                .body("error", equalTo("method_not_allowed"), "message",
+                        equalTo("PUT is not allowed here; allowed: OPTIONS, POST"));
+        given().delete("/users/1/points").then().statusCode(405).header("Allow", equalTo("GET, HEAD, OPTIONS"))
+                .body("message", equalTo("DELETE is not allowed here; allowed: GET, HEAD, OPTIONS"));
+        given().post("/admin/reconciliation/").then().statusCode(405).header("Allow", equalTo("GET, HEAD, OPTIONS"));
+        assertEquals(0, Ledger.totalRows("inbox_message"), "nothing stored");
+    }
+
+    @Test
+    void anAcceptHeaderNoAnswerMeetsIs406NamingIt() {
+        given().accept("application/xml").get("/users/1/points").then().statusCode(406)
+                .contentType(ContentType.JSON).body("error", equalTo("not_acceptable"), "field", equalTo("Accept"),
+                        "message", equalTo("Accept: application/xml cannot be met; this endpoint answers"
+                                + " application/json"));
+    }
+
+    @Test
     void wrongContentTypeIs415WithAJsonError() {
         given().contentType(ContentType.TEXT).body(grant(UUID.randomUUID(), 1, 1)).post("/messages/points-granted")
                 .then().statusCode(415).contentType(ContentType.JSON).body("error", equalTo("unsupported_media_type"),
