@@ -98,16 +98,19 @@ public class UserPointsResource {
         return userId;
     }
 
-    /** The parameter as a long; {@code range} is the reason given for an integer too large for one. */
+    /**
+     * The parameter as a long, written in ASCII digits (Java would also read other scripts' digits, so that
+     * {@code /users/\u0661/points} would be user 1); {@code range} is the reason given for an integer too large.
+     */
     private static long integer(String name, String value, String range) {
         String text = value.strip();
+        if (!text.matches("[+-]?[0-9]{1,1000}")) {
+            throw new InvalidParameterException(name, name + " must be an integer, got '" + EnvelopeReader.abbreviate(value) + "'");
+        }
         try {
             return Long.parseLong(text);
         } catch (NumberFormatException e) {
-            if (text.matches("[+-]?[0-9]{1,1000}")) {
-                throw new InvalidParameterException(name, name + " " + range + ", got " + EnvelopeReader.abbreviate(text));
-            }
-            throw new InvalidParameterException(name, name + " must be an integer, got '" + EnvelopeReader.abbreviate(value) + "'");
+            throw new InvalidParameterException(name, name + " " + range + ", got " + EnvelopeReader.abbreviate(text));
         }
     }
 

@@ -127,6 +127,9 @@ class PointsMessageResourceTest extends InboxTestBase {
             "/users/123/grants?limit=abc | limit  | limit must be an integer, got 'abc'",
             "/users/abc/grants           | userId | userId must be an integer, got 'abc'",
             "/users/abc/points           | userId | userId must be an integer, got 'abc'",
+            "/users/\u0661/points         | userId | userId must be an integer, got '\u0661'",
+            "/users/1\uff12/grants       | userId | userId must be an integer, got '1\uff12'",
+            "/users/1/grants?limit=\u0665 | limit  | limit must be an integer, got '\u0665'",
             "/users/0/points             | userId | userId must be a positive integer, got 0",
             "/users/99999999999999999999/points | userId | userId must be a positive integer up to 9223372036854775807,"
                     + " got 99999999999999999999",
@@ -201,6 +204,28 @@ class PointsMessageResourceTest extends InboxTestBase {
                 .body("message", equalTo("DELETE is not allowed here; allowed: GET, HEAD, OPTIONS"));
         given().post("/admin/reconciliation/").then().statusCode(405).header("Allow", equalTo("GET, HEAD, OPTIONS"));
         assertEquals(0, Ledger.totalRows("inbox_message"), "nothing stored");
+    }
+
+    @Test
+    void aRequestTheRoutingLayerRefusesIs400WithAJsonErrorAndNoErrorLine() throws Exception {
+        try (LogCapture everything = LogCapture.of("")) {
+            String answer = rawRequest("GET /users/1/points HTTP/1.1\r\nConnection: close\r\n\r\n");
+            assertTrue(answer.startsWith("HTTP/1.1 400 Bad Request\r\n"), answer);
+            assertTrue(answer.toLowerCase(java.util.Locale.ROOT).contains("content-type: application/json"), answer);
+            assertTrue(answer.endsWith("{\"error\":\"bad_request\",\"field\":null,\"message\":\"For HTTP/1.x requests,"
+                    + " the 'Host' header is required\"}"), answer);
+            assertTrue(everything.lines().stream().noneMatch(line -> line.startsWith("ERROR")
+                    || line.startsWith("SEVERE") || line.startsWith("WARN")), everything.lines().toString());
+        }
+    }
+
+    /** Sends the bytes as they are, which no HTTP client would, and returns everything the server answers. */
+    private static String rawRequest(String request) throws java.io.IOException {
+        try (java.net.Socket socket = new java.net.Socket("localhost", io.restassured.RestAssured.port)) {
+            socket.setSoTimeout(5000);
+            socket.getOutputStream().write(request.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+            return new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+        }
     }
 
     @Test
