@@ -21,6 +21,7 @@ import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 import io.pointsinbox.config.PointsConfig;
+import io.pointsinbox.contract.EnvelopeReader;
 import io.pointsinbox.contract.InvalidEnvelopeException;
 import io.pointsinbox.ops.DatabaseConnectionLoss;
 import io.pointsinbox.ops.IdleConnections;
@@ -131,7 +132,7 @@ public class ApiErrorMapper {
     public Response methodNotAllowed(NotAllowedException e, Request request, UriInfo uri) {
         String allowed = String.join(", ", AllowedMethods.of(uri.getPath()));
         Response.ResponseBuilder response = Response.fromResponse(ApiError.response(Response.Status.METHOD_NOT_ALLOWED,
-                "method_not_allowed", null, request.getMethod() + " is not allowed here"
+                "method_not_allowed", null, EnvelopeReader.abbreviate(request.getMethod()) + " is not allowed here"
                         + (allowed.isEmpty() ? "" : "; allowed: " + allowed)));
         return allowed.isEmpty() ? response.build() : response.header(HttpHeaders.ALLOW, allowed).build();
     }
@@ -140,7 +141,8 @@ public class ApiErrorMapper {
     @ServerExceptionMapper
     public Response notAcceptable(NotAcceptableException e, HttpHeaders headers) {
         return ApiError.response(Response.Status.NOT_ACCEPTABLE, "not_acceptable", "Accept", "Accept: "
-                + headers.getHeaderString(HttpHeaders.ACCEPT) + " cannot be met; this endpoint answers application/json");
+                + EnvelopeReader.abbreviate(String.valueOf(headers.getHeaderString(HttpHeaders.ACCEPT)))
+                + " cannot be met; this endpoint answers application/json");
     }
 
     @ServerExceptionMapper

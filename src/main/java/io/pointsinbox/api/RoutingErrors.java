@@ -42,8 +42,8 @@ public class RoutingErrors {
         Throwable failure = context.failure();
         String message = failure == null || failure.getMessage() == null ? "HTTP " + status + " " + reason
                 : EnvelopeReader.abbreviate(failure.getMessage());
-        LOG.debugf("HTTP request to %s refused with %d: %s", EnvelopeReader.abbreviate(String.valueOf(context.request().path())),
-                status, message);
+        LOG.debugf("HTTP request to %s refused with %d: %s",
+                EnvelopeReader.abbreviate(String.valueOf(context.request().path())), status, message);
         context.response().setStatusCode(status).putHeader("Content-Type", "application/json")
                 .end(Json.encode(new ApiError(reason.toLowerCase(Locale.ROOT).replace(' ', '_'), null, message)));
     }

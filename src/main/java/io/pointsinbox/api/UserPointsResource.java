@@ -105,7 +105,8 @@ public class UserPointsResource {
     private static long integer(String name, String value, String range) {
         String text = value.strip();
         if (!text.matches("[+-]?[0-9]{1,1000}")) {
-            throw new InvalidParameterException(name, name + " must be an integer, got '" + EnvelopeReader.abbreviate(value) + "'");
+            throw new InvalidParameterException(name,
+                    name + " must be an integer, got '" + EnvelopeReader.abbreviate(value) + "'");
         }
         try {
             return Long.parseLong(text);
