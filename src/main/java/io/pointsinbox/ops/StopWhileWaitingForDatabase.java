@@ -40,7 +40,7 @@ public class StopWhileWaitingForDatabase implements FlywayConfigurationCustomize
             return;
         }
         hook = new Thread(() -> {
-            if (!started && starting.isAlive()) {
+            if (!started && starting.isAlive() && !exiting(starting)) {
                 LOG.info("Stop requested while the service was still starting (waiting for the database?): the start"
                         + " is abandoned; messages wait on the broker");
                 starting.interrupt();
@@ -51,6 +51,20 @@ public class StopWhileWaitingForDatabase implements FlywayConfigurationCustomize
         } catch (IllegalStateException alreadyStopping) {
             hook = null;
         }
+    }
+
+    /**
+     * Whether the thread is the one ending the process: a start that failed (the database never answered, say) exits
+     * from the start-up thread, which runs the shutdown hooks; that is no stop request, and nothing is said.
+     */
+    static boolean exiting(Thread thread) {
+        for (StackTraceElement frame : thread.getStackTrace()) {
+            if ("java.lang.Shutdown".equals(frame.getClassName())
+                    || ("java.lang.Runtime".equals(frame.getClassName()) && "exit".equals(frame.getMethodName()))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** After the migration and everything else Quarkus starts; before the messaging channels consume. */

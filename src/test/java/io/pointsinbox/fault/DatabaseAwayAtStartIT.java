@@ -92,6 +92,7 @@ class DatabaseAwayAtStartIT {
             assertTrue(output.contains("Unable to obtain connection from database"), output);
             assertTrue(output.contains("Connection to 127.0.0.1:" + database.port() + " refused"), output);
             assertFalse(output.contains("started in"), "never started:\n" + output);
+            assertFalse(output.contains("Stop requested"), "a start that failed is no stop request:\n" + output);
         }
     }
 
