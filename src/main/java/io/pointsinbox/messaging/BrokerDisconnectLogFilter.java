@@ -54,7 +54,25 @@ final class BrokerDisconnectLogFilter implements Filter {
     private static final String VERTX_RECEIVER = "io.vertx.amqp.impl.AmqpReceiverImpl";
     private static final String CLOSED_REMOTELY = "unexpectedly closed remotely";
 
+    /** How often a broker that keeps refusing the service's credentials is reported while the connector retries. */
+    static final long AUTHENTICATION_REPEAT_NANOS = 60_000_000_000L;
+    static final String AUTHENTICATION_REFUSED = "the broker refused the service's credentials (%s): check AMQP_USERNAME"
+            + " and AMQP_PASSWORD against the broker's users; the connector tries again every AMQP_RECONNECT_INTERVAL,"
+            + " and this line comes again once a minute while the broker refuses";
+
+    /** "Establishing connection with AMQP broker": the connector's INFO line at each attempt. */
+    private static final String ESTABLISHING = "SRMSG16212";
+    /** How long after a refused-credentials attempt the next attempts' INFO lines are left out. */
+    private static final long REFUSING_NANOS = 5_000_000_000L;
+
     private static volatile boolean stopping;
+    /** When the broker last refused the credentials (System.nanoTime), 0 if it has not. */
+    private static volatile long lastAuthenticationFailureAt;
+    /** The last refused-credentials report: when it was kept, and the record it was for (see the channel failure). */
+    private static long lastAuthenticationKeptAt;
+    private static boolean authenticationReported;
+    private static long lastAuthenticationRecord = -1;
+    private static boolean lastAuthenticationKept;
     private static volatile boolean linkRefused;
     /**
      * The last channel failure reported, when, and whether it was kept: to keep its second report out, and to give
@@ -73,6 +91,10 @@ final class BrokerDisconnectLogFilter implements Filter {
     /** Called by {@link ConsumptionSwitch} at start-up (a JVM may start the application again, as tests do). */
     static void running() {
         stopping = false;
+        synchronized (BrokerDisconnectLogFilter.class) {
+            authenticationReported = false;
+        }
+        lastAuthenticationFailureAt = 0;
     }
 
     /** Called by {@link RefusedReceiverLink} when the broker starts refusing the receiver link, and when it stops. */
@@ -82,6 +104,12 @@ final class BrokerDisconnectLogFilter implements Filter {
 
     @Override
     public boolean isLoggable(LogRecord record) {
+        if (lastAuthenticationFailureAt != 0 && record.getMessage() != null
+                && record.getMessage().startsWith(ESTABLISHING) && record.getLoggerName() != null
+                && record.getLoggerName().startsWith(CONNECTOR)
+                && System.nanoTime() - lastAuthenticationFailureAt < REFUSING_NANOS) {
+            return false; // another attempt while the broker refuses the credentials, twice a second: said once a minute
+        }
         if (linkRefused && VERTX_RECEIVER.equals(record.getLoggerName()) && record.getMessage() != null
                 && record.getMessage().contains(CLOSED_REMOTELY)) {
             return false; // the refusal's other half; RefusedReceiverLink has said it
@@ -117,6 +145,21 @@ final class BrokerDisconnectLogFilter implements Filter {
                 oneLine(record, cause + exhausted(record.getThrown()));
             }
             return first;
+        }
+        Throwable refusedCredentials = authentication(record.getThrown());
+        if (refusedCredentials != null && !stopping) {
+            lastAuthenticationFailureAt = System.nanoTime();
+            // A wrong user or password (a secret rotated on one side only): every attempt, twice a second with two
+            // channels, was an ERROR with thirty lines of the client's internals. One line a minute says it.
+            if (!record.getMessage().contains(CONNECT_RETRYING)) {
+                oneLine(record, String.format(AUTHENTICATION_REFUSED, refusedCredentials.getMessage()));
+                return true;
+            }
+            if (!authenticationReport(record.getSequenceNumber(), System.nanoTime())) {
+                return false;
+            }
+            oneLine(record, String.format(AUTHENTICATION_REFUSED, refusedCredentials.getMessage()));
+            return true;
         }
         if (record.getMessage().contains(RECEIVER_RETRYING)
                 && RefusedReceiverLink.brokerError(record.getThrown()).isPresent()) {
@@ -181,6 +224,35 @@ final class BrokerDisconnectLogFilter implements Filter {
         lastChannelFailureRecord = record;
         lastChannelFailureKept = !again;
         return !again;
+    }
+
+    /** The SASL failure in the cause chain: the broker refused the credentials. */
+    private static Throwable authentication(Throwable thrown) {
+        Throwable t = thrown;
+        for (int depth = 0; t != null && depth < 8; depth++, t = t.getCause()) { // a cause chain can be a cycle
+            if (t instanceof javax.security.sasl.AuthenticationException) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Whether this refused-credentials record is kept: the first, then one a minute. Every handler that applies the
+     * filter asks for the same record, and gets the same answer.
+     */
+    static synchronized boolean authenticationReport(long record, long now) {
+        if (record == lastAuthenticationRecord) {
+            return lastAuthenticationKept;
+        }
+        boolean kept = !authenticationReported || now - lastAuthenticationKeptAt >= AUTHENTICATION_REPEAT_NANOS;
+        if (kept) {
+            authenticationReported = true;
+            lastAuthenticationKeptAt = now;
+        }
+        lastAuthenticationRecord = record;
+        lastAuthenticationKept = kept;
+        return kept;
     }
 
     /**

@@ -237,6 +237,41 @@ class BrokerDisconnectLogFilterTest {
         assertEquals(org.jboss.logmanager.Level.WARN, again.getLevel());
     }
 
+    @Test
+    void credentialsTheBrokerRefusesAreOneErrorLineAMinute() {
+        String attempt = "SRMSG16215: Unable to connect to the broker, retry will be attempted";
+        ExtLogRecord first = connector(attempt, new javax.security.sasl.AuthenticationException("Failed to authenticate"));
+        assertTrue(filter.isLoggable(first));
+        assertEquals(org.jboss.logmanager.Level.ERROR, first.getLevel(), "a misconfiguration: it stays an error");
+        assertNull(first.getThrown(), "no stack trace");
+        assertEquals(attempt + ": the broker refused the service's credentials (Failed to authenticate): check"
+                + " AMQP_USERNAME and AMQP_PASSWORD against the broker's users; the connector tries again every"
+                + " AMQP_RECONNECT_INTERVAL, and this line comes again once a minute while the broker refuses",
+                ConsoleLogFilter.text(first));
+        assertTrue(filter.isLoggable(first), "the rewritten line passes the next handler unchanged");
+
+        ExtLogRecord next = connector(attempt, new io.vertx.core.VertxException("connect failed",
+                new javax.security.sasl.AuthenticationException("Failed to authenticate")));
+        assertFalse(filter.isLoggable(next), "the next attempt, a second later: dropped");
+        assertFalse(filter.isLoggable(next), "the same record, asked by a second handler: the same answer");
+        ExtLogRecord establishing = new ExtLogRecord(org.jboss.logmanager.Level.INFO,
+                "SRMSG16212: Establishing connection with AMQP broker", ExtLogRecord.FormatStyle.MESSAGE_FORMAT,
+                BrokerDisconnectLogFilterTest.class.getName());
+        establishing.setLoggerName(CONNECTOR);
+        assertFalse(filter.isLoggable(establishing), "each attempt's INFO line, while the broker refuses: left out");
+
+        long now = System.nanoTime();
+        assertFalse(BrokerDisconnectLogFilter.authenticationReport(Long.MAX_VALUE - 3, now + 30_000_000_000L),
+                "half a minute after the first line: still left out");
+        assertTrue(BrokerDisconnectLogFilter.authenticationReport(Long.MAX_VALUE - 2,
+                now + BrokerDisconnectLogFilter.AUTHENTICATION_REPEAT_NANOS), "a minute after the first line: again");
+        assertFalse(BrokerDisconnectLogFilter.authenticationReport(Long.MAX_VALUE - 1,
+                now + BrokerDisconnectLogFilter.AUTHENTICATION_REPEAT_NANOS + 1_000_000_000L));
+
+        BrokerDisconnectLogFilter.running();
+        assertTrue(filter.isLoggable(establishing), "each attempt's INFO line is kept otherwise");
+    }
+
     /** A record as the connector's generated logger publishes it: ERROR, a message-format text, a cause. */
     private static ExtLogRecord connector(String message, Throwable cause) {
         ExtLogRecord record = new ExtLogRecord(org.jboss.logmanager.Level.ERROR, message,
