@@ -22,8 +22,10 @@ import java.util.logging.LogRecord;
  * the connector also reports each connection attempt the broker's host refuses, and each step of its giving up when
  * the budget is spent: one WARN line each, no stack trace, but for the channel's end ("no more retry", the channel
  * closed, the consumer's stream failed), one ERROR line each. A channel the connector closes for good (a dead-letter
- * link the broker refused) is reported twice, word for word: the second report is dropped. Every other line of the
- * connector, a failed TLS handshake included, is left as it is. Part of {@link ConsoleLogFilter}.
+ * link the broker refused) is reported twice, word for word: the second report is dropped. Credentials the broker
+ * refuses are one ERROR line a minute naming the settings to check, with no stack trace, and the connector's INFO line
+ * of each attempt is left out meanwhile. Every other line of the connector, a failed TLS handshake included, is left
+ * as it is. Part of {@link ConsoleLogFilter}.
  */
 final class BrokerDisconnectLogFilter implements Filter {
 
