@@ -22,10 +22,11 @@ import java.util.logging.LogRecord;
  * the connector also reports each connection attempt the broker's host refuses, and each step of its giving up when
  * the budget is spent: one WARN line each, no stack trace, but for the channel's end ("no more retry", the channel
  * closed, the consumer's stream failed), one ERROR line each. A channel the connector closes for good (a dead-letter
- * link the broker refused) is reported twice, word for word: the second report is dropped. Credentials the broker
- * refuses are one ERROR line a minute naming the settings to check, with no stack trace, and the connector's INFO line
- * of each attempt is left out meanwhile. Every other line of the connector, a failed TLS handshake included, is left
- * as it is. Part of {@link ConsoleLogFilter}.
+ * link the broker refused) is reported twice, word for word: the second report is dropped. An attempt that fails
+ * the same way until someone changes something (credentials the broker refuses, a host name that does not resolve,
+ * a TLS handshake that fails) is one line a minute naming the settings to check, with no stack trace, and the
+ * connector's INFO line of each attempt is left out meanwhile. Every other line of the connector is left as it is.
+ * Part of {@link ConsoleLogFilter}.
  */
 final class BrokerDisconnectLogFilter implements Filter {
 
@@ -56,25 +57,45 @@ final class BrokerDisconnectLogFilter implements Filter {
     private static final String VERTX_RECEIVER = "io.vertx.amqp.impl.AmqpReceiverImpl";
     private static final String CLOSED_REMOTELY = "unexpectedly closed remotely";
 
-    /** How often a broker that keeps refusing the service's credentials is reported while the connector retries. */
-    static final long AUTHENTICATION_REPEAT_NANOS = 60_000_000_000L;
-    static final String AUTHENTICATION_REFUSED = "the broker refused the service's credentials (%s): check AMQP_USERNAME"
-            + " and AMQP_PASSWORD against the broker's users; the connector tries again every AMQP_RECONNECT_INTERVAL,"
-            + " and this line comes again once a minute while the broker refuses";
+    /**
+     * A connection attempt that fails the same way until someone changes something: said once a minute, one line,
+     * while the connector tries again every reconnect interval.
+     */
+    enum Persistent {
+        CREDENTIALS(org.jboss.logmanager.Level.ERROR, "the broker refused the service's credentials (%s): check"
+                + " AMQP_USERNAME and AMQP_PASSWORD against the broker's users"),
+        HOST(org.jboss.logmanager.Level.WARN, "the broker's host name does not resolve (%s): check AMQP_HOST"),
+        TLS(org.jboss.logmanager.Level.ERROR, "the TLS handshake with the broker failed (%s): check AMQP_HOST, the"
+                + " broker's certificate and POINTS_BROKER_TRUST_CERTIFICATES");
 
+        private final Level level;
+        private final String text;
+
+        Persistent(Level level, String text) {
+            this.level = level;
+            this.text = text;
+        }
+
+        String line(String cause) {
+            return String.format(text, cause) + "; the connector tries again every AMQP_RECONNECT_INTERVAL, and this"
+                    + " line comes again once a minute while it fails";
+        }
+    }
+
+    /** How often one kind of persistent failure is reported while the connector retries. */
+    static final long PERSISTENT_REPEAT_NANOS = 60_000_000_000L;
     /** "Establishing connection with AMQP broker": the connector's INFO line at each attempt. */
     private static final String ESTABLISHING = "SRMSG16212";
-    /** How long after a refused-credentials attempt the next attempts' INFO lines are left out. */
-    private static final long REFUSING_NANOS = 5_000_000_000L;
+    /** How long after an attempt that failed persistently the next attempts' INFO lines are left out. */
+    private static final long FAILING_NANOS = 5_000_000_000L;
 
     private static volatile boolean stopping;
-    /** When the broker last refused the credentials (System.nanoTime), 0 if it has not. */
-    private static volatile long lastAuthenticationFailureAt;
-    /** The last refused-credentials report: when it was kept, and the record it was for (see the channel failure). */
-    private static long lastAuthenticationKeptAt;
-    private static boolean authenticationReported;
-    private static long lastAuthenticationRecord = -1;
-    private static boolean lastAuthenticationKept;
+    /** When an attempt last failed persistently (System.nanoTime), 0 if none has. */
+    private static volatile long lastPersistentFailureAt;
+    /** When each kind was last reported, and the last record asked about with its answer (see the channel failure). */
+    private static final java.util.Map<Persistent, Long> PERSISTENT_KEPT_AT = new java.util.EnumMap<>(Persistent.class);
+    private static long lastPersistentRecord = -1;
+    private static boolean lastPersistentKept;
     private static volatile boolean linkRefused;
     /**
      * The last channel failure reported, when, and whether it was kept: to keep its second report out, and to give
@@ -94,9 +115,9 @@ final class BrokerDisconnectLogFilter implements Filter {
     static void running() {
         stopping = false;
         synchronized (BrokerDisconnectLogFilter.class) {
-            authenticationReported = false;
+            PERSISTENT_KEPT_AT.clear();
         }
-        lastAuthenticationFailureAt = 0;
+        lastPersistentFailureAt = 0;
     }
 
     /** Called by {@link RefusedReceiverLink} when the broker starts refusing the receiver link, and when it stops. */
@@ -106,11 +127,11 @@ final class BrokerDisconnectLogFilter implements Filter {
 
     @Override
     public boolean isLoggable(LogRecord record) {
-        if (lastAuthenticationFailureAt != 0 && record.getMessage() != null
+        if (lastPersistentFailureAt != 0 && record.getMessage() != null
                 && record.getMessage().startsWith(ESTABLISHING) && record.getLoggerName() != null
                 && record.getLoggerName().startsWith(CONNECTOR)
-                && System.nanoTime() - lastAuthenticationFailureAt < REFUSING_NANOS) {
-            return false; // another attempt while the broker refuses the credentials, twice a second: said once a minute
+                && System.nanoTime() - lastPersistentFailureAt < FAILING_NANOS) {
+            return false; // another attempt while they fail the same way, twice a second: said once a minute
         }
         if (linkRefused && VERTX_RECEIVER.equals(record.getLoggerName()) && record.getMessage() != null
                 && record.getMessage().contains(CLOSED_REMOTELY)) {
@@ -148,20 +169,22 @@ final class BrokerDisconnectLogFilter implements Filter {
             }
             return first;
         }
-        Throwable refusedCredentials = authentication(record.getThrown());
-        if (refusedCredentials != null && !stopping) {
-            lastAuthenticationFailureAt = System.nanoTime();
-            // A wrong user or password (a secret rotated on one side only): every attempt, twice a second with two
-            // channels, was an ERROR with thirty lines of the client's internals. One line a minute says it.
-            if (!record.getMessage().contains(CONNECT_RETRYING)) {
-                oneLine(record, String.format(AUTHENTICATION_REFUSED, refusedCredentials.getMessage()));
+        if (!stopping && record.getMessage().contains(CONNECT_RETRYING)) {
+            // A wrong user or password (a secret rotated on one side only), a host name that does not resolve (a
+            // broker not deployed yet), a certificate not trusted: every attempt, twice a second with two channels,
+            // was an ERROR with thirty lines of the client's internals. One line a minute says it.
+            Throwable thrown = record.getThrown();
+            Persistent persistent = persistent(thrown);
+            if (persistent != null) {
+                lastPersistentFailureAt = System.nanoTime();
+                if (!persistentReport(persistent, record.getSequenceNumber(), System.nanoTime())) {
+                    return false;
+                }
+                record.setLevel(persistent.level);
+                oneLine(record, persistent.line(persistent == Persistent.TLS ? rootMessage(thrown)
+                        : causeMessage(thrown, persistent)));
                 return true;
             }
-            if (!authenticationReport(record.getSequenceNumber(), System.nanoTime())) {
-                return false;
-            }
-            oneLine(record, String.format(AUTHENTICATION_REFUSED, refusedCredentials.getMessage()));
-            return true;
         }
         if (record.getMessage().contains(RECEIVER_RETRYING)
                 && RefusedReceiverLink.brokerError(record.getThrown()).isPresent()) {
@@ -228,32 +251,58 @@ final class BrokerDisconnectLogFilter implements Filter {
         return !again;
     }
 
-    /** The SASL failure in the cause chain: the broker refused the credentials. */
-    private static Throwable authentication(Throwable thrown) {
+    /** The kind of persistent failure in the cause chain, or null. */
+    static Persistent persistent(Throwable thrown) {
         Throwable t = thrown;
         for (int depth = 0; t != null && depth < 8; depth++, t = t.getCause()) { // a cause chain can be a cycle
             if (t instanceof javax.security.sasl.AuthenticationException) {
-                return t;
+                return Persistent.CREDENTIALS;
+            }
+            if (t instanceof java.net.UnknownHostException) {
+                return Persistent.HOST;
+            }
+            if (t instanceof javax.net.ssl.SSLException) {
+                return Persistent.TLS;
             }
         }
         return null;
     }
 
+    /** The message of the cause of that kind. */
+    private static String causeMessage(Throwable thrown, Persistent kind) {
+        Throwable t = thrown;
+        for (int depth = 0; t != null && depth < 8; depth++, t = t.getCause()) {
+            if (persistent(t) == kind && (t.getCause() == null || persistent(t.getCause()) != kind)) {
+                return String.valueOf(t.getMessage());
+            }
+        }
+        return String.valueOf(thrown.getMessage());
+    }
+
+    /** The deepest cause's message: a failed handshake's reason (the certificate path, the host name) is there. */
+    private static String rootMessage(Throwable thrown) {
+        Throwable t = thrown;
+        for (int depth = 0; t.getCause() != null && t.getCause() != t && depth < 8; depth++) {
+            t = t.getCause();
+        }
+        return String.valueOf(t.getMessage());
+    }
+
     /**
-     * Whether this refused-credentials record is kept: the first, then one a minute. Every handler that applies the
-     * filter asks for the same record, and gets the same answer.
+     * Whether this record of a persistent failure is kept: the first of its kind, then one a minute. Every handler
+     * that applies the filter asks for the same record, and gets the same answer.
      */
-    static synchronized boolean authenticationReport(long record, long now) {
-        if (record == lastAuthenticationRecord) {
-            return lastAuthenticationKept;
+    static synchronized boolean persistentReport(Persistent kind, long record, long now) {
+        if (record == lastPersistentRecord) {
+            return lastPersistentKept;
         }
-        boolean kept = !authenticationReported || now - lastAuthenticationKeptAt >= AUTHENTICATION_REPEAT_NANOS;
+        Long keptAt = PERSISTENT_KEPT_AT.get(kind);
+        boolean kept = keptAt == null || now - keptAt >= PERSISTENT_REPEAT_NANOS;
         if (kept) {
-            authenticationReported = true;
-            lastAuthenticationKeptAt = now;
+            PERSISTENT_KEPT_AT.put(kind, now);
         }
-        lastAuthenticationRecord = record;
-        lastAuthenticationKept = kept;
+        lastPersistentRecord = record;
+        lastPersistentKept = kept;
         return kept;
     }
 

@@ -187,14 +187,34 @@ class BrokerDisconnectLogFilterTest {
     }
 
     @Test
-    void everyOtherErrorIsLeftAsItIs() {
-        Exception handshake = new javax.net.ssl.SSLHandshakeException("PKIX path building failed");
-        ExtLogRecord tls = connector("SRMSG16215: Unable to connect to the broker, retry will be attempted",
-                handshake);
-        assertTrue(filter.isLoggable(tls));
-        assertEquals(org.jboss.logmanager.Level.ERROR, tls.getLevel(), "a failed TLS handshake stays an error");
-        assertSame(handshake, tls.getThrown(), "with its stack trace");
+    void aHostThatDoesNotResolveAndAFailedHandshakeAreOneLineAMinuteEach() {
+        String attempt = "SRMSG16215: Unable to connect to the broker, retry will be attempted";
+        ExtLogRecord host = connector(attempt, new java.net.UnknownHostException("broker.example.invalid"));
+        assertTrue(filter.isLoggable(host));
+        assertEquals(org.jboss.logmanager.Level.WARN, host.getLevel(), "a name that may resolve later: a warning");
+        assertNull(host.getThrown(), "no stack trace");
+        assertEquals(attempt + ": the broker's host name does not resolve (broker.example.invalid): check AMQP_HOST;"
+                + " the connector tries again every AMQP_RECONNECT_INTERVAL, and this line comes again once a minute"
+                + " while it fails", ConsoleLogFilter.text(host));
+        assertFalse(filter.isLoggable(connector(attempt, new java.net.UnknownHostException("broker.example.invalid"))),
+                "the next attempt: left out");
 
+        Exception handshake = new javax.net.ssl.SSLHandshakeException("PKIX path building failed");
+        handshake.initCause(new java.security.cert.CertificateException(
+                "unable to find valid certification path to requested target"));
+        ExtLogRecord tls = connector(attempt, handshake);
+        assertTrue(filter.isLoggable(tls), "another kind of failure has a minute of its own");
+        assertEquals(org.jboss.logmanager.Level.ERROR, tls.getLevel(), "a failed TLS handshake stays an error");
+        assertNull(tls.getThrown(), "no stack trace");
+        assertEquals(attempt + ": the TLS handshake with the broker failed (unable to find valid certification path"
+                + " to requested target): check AMQP_HOST, the broker's certificate and"
+                + " POINTS_BROKER_TRUST_CERTIFICATES; the connector tries again every AMQP_RECONNECT_INTERVAL, and this"
+                + " line comes again once a minute while it fails", ConsoleLogFilter.text(tls));
+        assertFalse(filter.isLoggable(connector(attempt, new javax.net.ssl.SSLHandshakeException("again"))));
+    }
+
+    @Test
+    void everyOtherErrorIsLeftAsItIs() {
         ExtLogRecord refused = connector("SRMSG16205: Unable to retrieve messages from AMQP, retrying...",
                 new Exception("Address points-granted is not configured for queue support"));
         assertTrue(filter.isLoggable(refused));
@@ -240,13 +260,14 @@ class BrokerDisconnectLogFilterTest {
     @Test
     void credentialsTheBrokerRefusesAreOneErrorLineAMinute() {
         String attempt = "SRMSG16215: Unable to connect to the broker, retry will be attempted";
-        ExtLogRecord first = connector(attempt, new javax.security.sasl.AuthenticationException("Failed to authenticate"));
+        ExtLogRecord first = connector(attempt,
+                new javax.security.sasl.AuthenticationException("Failed to authenticate"));
         assertTrue(filter.isLoggable(first));
         assertEquals(org.jboss.logmanager.Level.ERROR, first.getLevel(), "a misconfiguration: it stays an error");
         assertNull(first.getThrown(), "no stack trace");
         assertEquals(attempt + ": the broker refused the service's credentials (Failed to authenticate): check"
                 + " AMQP_USERNAME and AMQP_PASSWORD against the broker's users; the connector tries again every"
-                + " AMQP_RECONNECT_INTERVAL, and this line comes again once a minute while the broker refuses",
+                + " AMQP_RECONNECT_INTERVAL, and this line comes again once a minute while it fails",
                 ConsoleLogFilter.text(first));
         assertTrue(filter.isLoggable(first), "the rewritten line passes the next handler unchanged");
 
@@ -261,12 +282,13 @@ class BrokerDisconnectLogFilterTest {
         assertFalse(filter.isLoggable(establishing), "each attempt's INFO line, while the broker refuses: left out");
 
         long now = System.nanoTime();
-        assertFalse(BrokerDisconnectLogFilter.authenticationReport(Long.MAX_VALUE - 3, now + 30_000_000_000L),
+        BrokerDisconnectLogFilter.Persistent credentials = BrokerDisconnectLogFilter.Persistent.CREDENTIALS;
+        assertFalse(BrokerDisconnectLogFilter.persistentReport(credentials, Long.MAX_VALUE - 3, now + 30_000_000_000L),
                 "half a minute after the first line: still left out");
-        assertTrue(BrokerDisconnectLogFilter.authenticationReport(Long.MAX_VALUE - 2,
-                now + BrokerDisconnectLogFilter.AUTHENTICATION_REPEAT_NANOS), "a minute after the first line: again");
-        assertFalse(BrokerDisconnectLogFilter.authenticationReport(Long.MAX_VALUE - 1,
-                now + BrokerDisconnectLogFilter.AUTHENTICATION_REPEAT_NANOS + 1_000_000_000L));
+        assertTrue(BrokerDisconnectLogFilter.persistentReport(credentials, Long.MAX_VALUE - 2,
+                now + BrokerDisconnectLogFilter.PERSISTENT_REPEAT_NANOS), "a minute after the first line: again");
+        assertFalse(BrokerDisconnectLogFilter.persistentReport(credentials, Long.MAX_VALUE - 1,
+                now + BrokerDisconnectLogFilter.PERSISTENT_REPEAT_NANOS + 1_000_000_000L));
 
         BrokerDisconnectLogFilter.running();
         assertTrue(filter.isLoggable(establishing), "each attempt's INFO line is kept otherwise");
