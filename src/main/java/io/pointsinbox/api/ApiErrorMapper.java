@@ -1,6 +1,5 @@
 package io.pointsinbox.api;
 
-import java.util.Locale;
 import java.util.UUID;
 
 import javax.sql.DataSource;
@@ -152,7 +151,6 @@ public class ApiErrorMapper {
             return original;
         }
         Response.StatusType status = original.getStatusInfo();
-        String error = status.getReasonPhrase().toLowerCase(Locale.ROOT).replace(' ', '_');
-        return ApiError.response(status, error, null, e.getMessage());
+        return ApiError.response(status, ApiError.code(status.getReasonPhrase()), null, e.getMessage());
     }
 }

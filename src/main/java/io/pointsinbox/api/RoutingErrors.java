@@ -1,7 +1,5 @@
 package io.pointsinbox.api;
 
-import java.util.Locale;
-
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 
@@ -9,7 +7,6 @@ import org.jboss.logging.Logger;
 
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.pointsinbox.contract.EnvelopeReader;
-import io.vertx.core.json.Json;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 
@@ -44,7 +41,6 @@ public class RoutingErrors {
                 : EnvelopeReader.abbreviate(failure.getMessage());
         LOG.debugf("HTTP request to %s refused with %d: %s",
                 EnvelopeReader.abbreviate(String.valueOf(context.request().path())), status, message);
-        context.response().setStatusCode(status).putHeader("Content-Type", "application/json")
-                .end(Json.encode(new ApiError(reason.toLowerCase(Locale.ROOT).replace(' ', '_'), null, message)));
+        new ApiError(ApiError.code(reason), null, message).end(context, status);
     }
 }

@@ -2,12 +2,12 @@ package io.pointsinbox.api;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import jakarta.ws.rs.core.Response;
 
 import io.quarkus.security.AuthenticationCompletionException;
 import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.ForbiddenException;
 import io.quarkus.security.UnauthorizedException;
-import io.vertx.core.json.Json;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 
@@ -25,14 +25,13 @@ public class SecurityErrors {
             "the token is valid but lacks the role this endpoint needs");
 
     /** The 401 of a refusal inside a resource's security check. */
-    static jakarta.ws.rs.core.Response unauthorized() {
-        return jakarta.ws.rs.core.Response.status(401).header("WWW-Authenticate", "Bearer")
-                .type(jakarta.ws.rs.core.MediaType.APPLICATION_JSON_TYPE).entity(UNAUTHORIZED).build();
+    static Response unauthorized() {
+        return Response.fromResponse(UNAUTHORIZED.response(Response.Status.UNAUTHORIZED))
+                .header("WWW-Authenticate", "Bearer").build();
     }
 
-    static jakarta.ws.rs.core.Response forbidden() {
-        return jakarta.ws.rs.core.Response.status(403).type(jakarta.ws.rs.core.MediaType.APPLICATION_JSON_TYPE)
-                .entity(FORBIDDEN).build();
+    static Response forbidden() {
+        return FORBIDDEN.response(Response.Status.FORBIDDEN);
     }
 
     void install(@Observes Router router) {
@@ -46,16 +45,11 @@ public class SecurityErrors {
         } else if (failure instanceof AuthenticationFailedException || failure instanceof UnauthorizedException
                 || failure instanceof AuthenticationCompletionException) {
             context.response().putHeader("WWW-Authenticate", "Bearer");
-            end(context, 401, UNAUTHORIZED);
+            UNAUTHORIZED.end(context, 401);
         } else if (failure instanceof ForbiddenException) {
-            end(context, 403, FORBIDDEN);
+            FORBIDDEN.end(context, 403);
         } else {
             context.next();
         }
-    }
-
-    private static void end(RoutingContext context, int status, ApiError error) {
-        context.response().setStatusCode(status).putHeader("Content-Type", "application/json")
-                .end(Json.encode(error));
     }
 }

@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
+import java.util.regex.Pattern;
 
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
@@ -29,6 +30,9 @@ import io.pointsinbox.points.UserPoints;
 @Path("/users/{userId}")
 @Produces(MediaType.APPLICATION_JSON)
 public class UserPointsResource {
+
+    /** An integer as a client writes one: an optional sign and ASCII digits. */
+    private static final Pattern ASCII_INTEGER = Pattern.compile("[+-]?[0-9]{1,1000}");
 
     private final PointsConfig config;
 
@@ -104,7 +108,7 @@ public class UserPointsResource {
      */
     private static long integer(String name, String value, String range) {
         String text = value.strip();
-        if (!text.matches("[+-]?[0-9]{1,1000}")) {
+        if (!ASCII_INTEGER.matcher(text).matches()) {
             throw new InvalidParameterException(name,
                     name + " must be an integer, got '" + EnvelopeReader.abbreviate(value) + "'");
         }

@@ -94,17 +94,30 @@ final class BrokerDisconnectLogFilter implements Filter {
     private static volatile long lastPersistentFailureAt;
     /** When each kind was last reported, and the last record asked about with its answer (see the channel failure). */
     private static final java.util.Map<Persistent, Long> PERSISTENT_KEPT_AT = new java.util.EnumMap<>(Persistent.class);
-    private static long lastPersistentRecord = -1;
-    private static boolean lastPersistentKept;
+    private static final RecordAnswer PERSISTENT_ANSWER = new RecordAnswer();
     private static volatile boolean linkRefused;
-    /**
-     * The last channel failure reported, when, and whether it was kept: to keep its second report out, and to give
-     * the same answer for one record to every handler that applies this filter (the console, a log file).
-     */
+    /** The last channel failure reported and when: to keep its second report out. */
     private static String lastChannelFailure;
     private static long lastChannelFailureAt;
-    private static long lastChannelFailureRecord = -1;
-    private static boolean lastChannelFailureKept;
+    private static final RecordAnswer CHANNEL_FAILURE_ANSWER = new RecordAnswer();
+
+    /**
+     * The last record asked about and the answer: every handler that applies this filter (the console, a log file)
+     * asks about each record, and gets the same answer.
+     */
+    private static final class RecordAnswer {
+        private long record = -1;
+        private boolean kept;
+
+        /** {@code decide}'s answer for this record, decided once. The caller holds the filter's class lock. */
+        boolean of(long record, java.util.function.BooleanSupplier decide) {
+            if (record != this.record) {
+                this.record = record;
+                this.kept = decide.getAsBoolean();
+            }
+            return kept;
+        }
+    }
 
     /** Called by {@link ConsumptionSwitch} when shutdown begins. */
     static void stopping() {
@@ -239,44 +252,48 @@ final class BrokerDisconnectLogFilter implements Filter {
 
     /** Whether this channel failure was not reported, word for word, by another record within the last second. */
     private static synchronized boolean firstReport(long record, String failure) {
-        if (record == lastChannelFailureRecord) {
-            return lastChannelFailureKept;
-        }
-        long now = System.nanoTime();
-        boolean again = failure.equals(lastChannelFailure) && now - lastChannelFailureAt < SAME_FAILURE_NANOS;
-        lastChannelFailure = failure;
-        lastChannelFailureAt = now;
-        lastChannelFailureRecord = record;
-        lastChannelFailureKept = !again;
-        return !again;
+        return CHANNEL_FAILURE_ANSWER.of(record, () -> {
+            long now = System.nanoTime();
+            boolean again = failure.equals(lastChannelFailure) && now - lastChannelFailureAt < SAME_FAILURE_NANOS;
+            lastChannelFailure = failure;
+            lastChannelFailureAt = now;
+            return !again;
+        });
     }
 
     /** The kind of persistent failure in the cause chain, or null. */
     static Persistent persistent(Throwable thrown) {
         Throwable t = thrown;
         for (int depth = 0; t != null && depth < 8; depth++, t = t.getCause()) { // a cause chain can be a cycle
-            if (t instanceof javax.security.sasl.AuthenticationException) {
-                return Persistent.CREDENTIALS;
-            }
-            if (t instanceof java.net.UnknownHostException) {
-                return Persistent.HOST;
-            }
-            if (t instanceof javax.net.ssl.SSLException) {
-                return Persistent.TLS;
+            Persistent kind = kindOf(t);
+            if (kind != null) {
+                return kind;
             }
         }
         return null;
     }
 
-    /** The message of the cause of that kind. */
+    /** The kind of persistent failure this throwable itself is, or null. */
+    private static Persistent kindOf(Throwable t) {
+        if (t instanceof javax.security.sasl.AuthenticationException) {
+            return Persistent.CREDENTIALS;
+        }
+        if (t instanceof java.net.UnknownHostException) {
+            return Persistent.HOST;
+        }
+        return t instanceof javax.net.ssl.SSLException ? Persistent.TLS : null;
+    }
+
+    /** The message of the deepest cause of that kind. */
     private static String causeMessage(Throwable thrown, Persistent kind) {
+        Throwable found = thrown;
         Throwable t = thrown;
         for (int depth = 0; t != null && depth < 8; depth++, t = t.getCause()) {
-            if (persistent(t) == kind && (t.getCause() == null || persistent(t.getCause()) != kind)) {
-                return String.valueOf(t.getMessage());
+            if (kindOf(t) == kind) {
+                found = t;
             }
         }
-        return String.valueOf(thrown.getMessage());
+        return String.valueOf(found.getMessage());
     }
 
     /** The deepest cause's message: a failed handshake's reason (the certificate path, the host name) is there. */
@@ -293,17 +310,14 @@ final class BrokerDisconnectLogFilter implements Filter {
      * that applies the filter asks for the same record, and gets the same answer.
      */
     static synchronized boolean persistentReport(Persistent kind, long record, long now) {
-        if (record == lastPersistentRecord) {
-            return lastPersistentKept;
-        }
-        Long keptAt = PERSISTENT_KEPT_AT.get(kind);
-        boolean kept = keptAt == null || now - keptAt >= PERSISTENT_REPEAT_NANOS;
-        if (kept) {
-            PERSISTENT_KEPT_AT.put(kind, now);
-        }
-        lastPersistentRecord = record;
-        lastPersistentKept = kept;
-        return kept;
+        return PERSISTENT_ANSWER.of(record, () -> {
+            Long keptAt = PERSISTENT_KEPT_AT.get(kind);
+            boolean kept = keptAt == null || now - keptAt >= PERSISTENT_REPEAT_NANOS;
+            if (kept) {
+                PERSISTENT_KEPT_AT.put(kind, now);
+            }
+            return kept;
+        });
     }
 
     /**
