@@ -1,6 +1,7 @@
 package io.pointsinbox.messaging;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 import org.apache.qpid.proton.amqp.Binary;
 import org.apache.qpid.proton.amqp.messaging.AmqpSequence;
@@ -12,7 +13,7 @@ import io.pointsinbox.contract.ContentCodings;
 import io.pointsinbox.contract.InvalidEnvelopeException;
 import io.smallrye.reactive.messaging.amqp.IncomingAmqpMetadata;
 
-/** Reads the raw bytes of an AMQP body, a string value or a data section, as the sender wrote them. */
+/** Reads the raw bytes of an AMQP body, a string value or data sections, as the sender wrote them. */
 final class AmqpBodies {
 
     private AmqpBodies() {
@@ -25,15 +26,22 @@ final class AmqpBodies {
      */
     static byte[] bytes(IncomingAmqpMetadata metadata) {
         Section body = metadata.getMessage().unwrap().getBody();
+        List<Object> following = BodySections.following(body);
         byte[] bytes;
-        if (body instanceof Data data) {
+        if (!following.isEmpty()) {
+            if (!(body instanceof Data data) || !following.stream().allMatch(Data.class::isInstance)) {
+                throw new InvalidEnvelopeException("body", "must be JSON in data sections or an AMQP string or binary "
+                        + "value, got " + BodySections.describe(body, following));
+            }
+            bytes = BodySections.bytes(data, following);
+        } else if (body instanceof Data data) {
             bytes = bytes(data.getValue());
         } else if (body instanceof AmqpValue value && value.getValue() instanceof String text) {
             bytes = text.getBytes(StandardCharsets.UTF_8);
         } else if (body instanceof AmqpValue value && value.getValue() instanceof Binary binary) {
             bytes = bytes(binary);
         } else {
-            throw new InvalidEnvelopeException("body", "must be JSON in a data section or an AMQP string or binary "
+            throw new InvalidEnvelopeException("body", "must be JSON in data sections or an AMQP string or binary "
                     + "value, got " + describe(body));
         }
         String declared = metadata.getContentEncoding();

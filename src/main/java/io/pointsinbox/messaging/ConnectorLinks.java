@@ -179,7 +179,8 @@ public class ConnectorLinks {
         }
     }
 
-    private static Field field(Class<?> owner, String name) {
+    /** The field, made accessible, or null if the owner has no such field. Also used by {@link BodySections}. */
+    static Field field(Class<?> owner, String name) {
         try {
             Field field = owner.getDeclaredField(name);
             field.setAccessible(true);
@@ -189,7 +190,7 @@ public class ConnectorLinks {
         }
     }
 
-    private static Field field(String owner, String name) {
+    static Field field(String owner, String name) {
         try {
             return field(Class.forName(owner, false, ConnectorLinks.class.getClassLoader()), name);
         } catch (ReflectiveOperationException | RuntimeException e) {

@@ -29,7 +29,8 @@ import io.smallrye.reactive.messaging.amqp.IncomingAmqpMetadata;
  * for transient ones.
  * <p>
  * The copy is the original message, section by section, so that an operator can re-drive it: the same body section
- * (data, a value of any AMQP type, a sequence, or none), the same properties except {@code to}, the same message
+ * (data, a value of any AMQP type, a sequence, or none; several data or amqp-sequence sections become one holding
+ * them all, the same body as AMQP reads it), the same properties except {@code to}, the same message
  * annotations, application properties and footer, durable, with the original's priority. Three application
  * properties are added: {@value #REASON}, {@value #ORIGINAL_ADDRESS} and {@value #CONSUMER}. Delivery annotations
  * belong to one transfer and are not copied; neither is the header's time to live, so a dead letter does not expire
@@ -80,9 +81,9 @@ public class DeadLetters {
         // The values a reason quotes are escaped already; this also keeps the whole reason one line of bounded length.
         String boundedReason = Shown.text(reason, MAX_REASON);
         long start = System.nanoTime();
-        org.apache.qpid.proton.message.Message copy = copy(original, Map.of(REASON, boundedReason, ORIGINAL_ADDRESS,
-                originalAddress, CONSUMER, consumer));
+        org.apache.qpid.proton.message.Message copy;
         try {
+            copy = copy(original, Map.of(REASON, boundedReason, ORIGINAL_ADDRESS, originalAddress, CONSUMER, consumer));
             // Encoded here first, on this thread: the AMQP library can read some values that it cannot write back (an
             // array of described values), and an encoding failure inside the connector's sender, on the event loop,
             // breaks the dead-letter link for every message after it.
@@ -131,7 +132,10 @@ public class DeadLetters {
         return id == null ? "no AMQP message-id" : "AMQP message-id " + Shown.messageId(id);
     }
 
-    /** The original's bare message and annotations, durable, with {@code added} among its application properties. */
+    /**
+     * The original's bare message and annotations, durable, with {@code added} among its application properties; a body
+     * in several sections becomes one ({@link BodySections#whole}).
+     */
     static org.apache.qpid.proton.message.Message copy(org.apache.qpid.proton.message.Message original,
             Map<String, Object> added) {
         org.apache.qpid.proton.message.Message copy = org.apache.qpid.proton.message.Message.Factory.create();
@@ -154,7 +158,7 @@ public class DeadLetters {
         }
         applicationProperties.putAll(added);
         copy.setApplicationProperties(new ApplicationProperties(applicationProperties));
-        copy.setBody(original.getBody());
+        copy.setBody(BodySections.whole(original.getBody()));
         copy.setFooter(original.getFooter());
         return copy;
     }

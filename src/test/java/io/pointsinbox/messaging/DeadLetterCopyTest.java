@@ -69,7 +69,7 @@ class DeadLetterCopyTest extends InboxTestBase {
         }
     }
 
-    private static final String MUST_BE_JSON = "body: must be JSON in a data section or an AMQP string or binary "
+    private static final String MUST_BE_JSON = "body: must be JSON in data sections or an AMQP string or binary "
             + "value, got ";
 
     private static final String GZIP_REFUSED = "body: content-encoding gzip is not supported; send the JSON "
@@ -114,6 +114,9 @@ class DeadLetterCopyTest extends InboxTestBase {
                         MUST_BE_JSON + "an AMQP symbol value"),
                 new Case("amqp-sequence", new AmqpSequence(List.of(List.of(1L, 2L), "x")), null,
                         MUST_BE_JSON + "an amqp-sequence"),
+                // Described sections inside a value are values, not more sections of the body.
+                new Case("list value holding data sections", new AmqpValue(List.of(data("{}"), data("[]"))), null,
+                        MUST_BE_JSON + "an AMQP list value"),
                 new Case("no body", null, null, MUST_BE_JSON + "no body"),
                 // A body that declares a content coding is not read, whatever its bytes: compressed, or plain JSON
                 // that every reader honouring the label would fail to decompress.
@@ -176,41 +179,104 @@ class DeadLetterCopyTest extends InboxTestBase {
     }
 
     /**
-     * A body split over two data sections, which the AMQP specification allows and almost no client sends. The
-     * connector's AMQP library (Proton-J) decodes the first body section only and ignores whatever follows it, so
-     * the message is judged by its first section: here it is refused because the JSON is cut in two. Its dead-letter
-     * copy is built from the decoded message, so it carries the first section only (read with Proton-J, as here, a
-     * second one would not show either; a client that decodes every section sees one). A documented limitation
-     * (docs/architecture.md): if this message is ever applied, the library reads both sections and the document
-     * must say so.
+     * A body split over data sections, which the AMQP specification allows (the body is their bytes end to end) and
+     * few clients send: the connector's AMQP library (Proton-J) keeps the first section only, and {@link BodySections}
+     * reads the others. JSON split over three sections, with a footer after them, is applied once, and again a
+     * duplicate.
      */
     @Test
-    void aBodySplitOverTwoDataSectionsIsJudgedAndDeadLetteredByItsFirstSection() {
+    void aBodySplitOverDataSectionsIsReadWholeAndAppliedOnce() {
         MetricsDelta counted = MetricsDelta.start();
         String id = UUID.randomUUID().toString();
-        String first = "{\"messageId\":\"" + id + "\",\"type\":\"PointsGranted.v1\",";
-        String second = "\"payload\":{\"userId\":77,\"amount\":7}}";
-        Message split = new WithTrailingDataSection(data(second));
+        String json = grant(UUID.fromString(id), 77, 7);
+        Message split = new WithTrailingSections(data(json.substring(12, 40)), data(json.substring(40)),
+                new Footer(Map.of(Symbol.valueOf("f"), "footer")));
         split.setDurable(true);
         split.setMessageId(id);
         split.setContentType("application/json");
-        split.setBody(data(first));
-        assertEquals(List.of("Header", "Properties", "Data", "Data"), sectionTypes(split), "what goes on the wire");
+        split.setBody(data(json.substring(0, 12)));
+        assertEquals(List.of("Header", "Properties", "Data", "Data", "Data", "Footer"), sectionTypes(split),
+                "what goes on the wire");
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
             sender.send(split);
+            sender.send(split);
         }
-        List<Message> copies = AmqpTestClient.take(ArtemisTestResource.DEAD_LETTER, 1, Duration.ofSeconds(30));
         awaitDrained();
 
-        Message copy = copies.get(0);
-        assertEquals(id, String.valueOf(copy.getMessageId()));
-        String reason = String.valueOf(reason(copy));
-        assertTrue(reason.startsWith("body: malformed JSON"), "reason: " + reason);
-        assertArrayEquals(encoded(m -> m.setBody(data(first))), encoded(m -> m.setBody(copy.getBody())),
-                "the copy's body is the first data section");
-        assertEquals(1, counted.messages(CONSUMER, "rejected"));
-        assertEquals(0, counted.messages(CONSUMER, "failed"));
+        assertEquals(7, Ledger.balance(CONSUMER, 77), "applied once, read whole");
+        assertEquals(1, counted.messages(CONSUMER, "processed"));
+        assertEquals(1, counted.messages(CONSUMER, "duplicate"));
+        assertEquals(0, counted.messages(CONSUMER, "rejected"));
+        assertNothingUnacknowledged();
+    }
+
+    /**
+     * A poison body in several sections is judged whole and dead-lettered whole: a complete document in the first
+     * data section followed by another section is not JSON (read alone, the first would have been applied), and two
+     * amqp-sequence sections are refused naming both. Each copy holds the whole body in one section (the same body,
+     * as AMQP reads it) and the footer that came after the sections.
+     */
+    @Test
+    void aBodyInSeveralSectionsIsJudgedAndDeadLetteredWhole() {
+        MetricsDelta counted = MetricsDelta.start();
+        Footer footer = new Footer(Map.of(Symbol.valueOf("checksum"), "abc"));
+        String completeId = UUID.randomUUID().toString();
+        String complete = grant(UUID.fromString(completeId), 78, 8);
+        Message trailing = new WithTrailingSections(data(" trailing"), footer);
+        trailing.setMessageId(completeId);
+        trailing.setBody(data(complete));
+        String sequencesId = UUID.randomUUID().toString();
+        Message sequences = new WithTrailingSections(new AmqpSequence(List.of("c")), footer);
+        sequences.setMessageId(sequencesId);
+        sequences.setBody(new AmqpSequence(List.of(1L, 2L)));
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.send(trailing);
+            sender.send(sequences);
+        }
+        List<Message> copies = AmqpTestClient.take(ArtemisTestResource.DEAD_LETTER, 2, Duration.ofSeconds(30));
+        awaitDrained();
+
+        Map<String, Message> byId = new LinkedHashMap<>();
+        copies.forEach(m -> byId.put(String.valueOf(m.getMessageId()), m));
+        Message trailingCopy = byId.get(completeId);
+        assertTrue(String.valueOf(reason(trailingCopy)).startsWith("body: malformed JSON"),
+                "reason: " + reason(trailingCopy));
+        assertArrayEquals(encoded(m -> m.setBody(data(complete + " trailing"))),
+                encoded(m -> m.setBody(trailingCopy.getBody())), "the copy's body is both sections' bytes");
+        assertEquals(footer.getValue(), trailingCopy.getFooter().getValue(), "the footer after the sections");
+        Message sequencesCopy = byId.get(sequencesId);
+        assertEquals(MUST_BE_JSON + "2 sections: amqp-sequence, amqp-sequence", reason(sequencesCopy));
+        assertEquals(List.of(1L, 2L, "c"), ((AmqpSequence) sequencesCopy.getBody()).getValue());
+        assertEquals(footer.getValue(), sequencesCopy.getFooter().getValue());
+        assertEquals(0, Ledger.balance(CONSUMER, 78), "not applied by its first section");
+        assertEquals(2, counted.messages(CONSUMER, "rejected"));
         assertEquals(0, Ledger.totalRows("inbox_message"), "nothing claimed");
+        assertNothingUnacknowledged();
+    }
+
+    /**
+     * Sections of different kinds in one body (a data section, then an amqp-value), which AMQP does not allow and no
+     * single section can hold: refused, with no copy of the service's (it would lose a section); the broker moves the
+     * original, as sent, to its dead-letter address after its delivery attempts.
+     */
+    @Test
+    void aBodyOfSectionsOfDifferentKindsIsLeftToTheBrokerAsSent() {
+        MetricsDelta counted = MetricsDelta.start();
+        String id = UUID.randomUUID().toString();
+        Message mixed = new WithTrailingSections(new AmqpValue("more"));
+        mixed.setMessageId(id);
+        mixed.setBody(data(grant(UUID.fromString(id), 79, 9)));
+        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+            sender.send(mixed);
+        }
+        List<Message> dead = AmqpTestClient.take(ArtemisTestResource.DEAD_LETTER, 1, Duration.ofSeconds(60));
+        awaitDrained();
+
+        assertEquals(id, String.valueOf(dead.get(0).getMessageId()));
+        assertNull(reason(dead.get(0)), "moved by the broker, not a copy of the service's");
+        assertEquals(0, Ledger.balance(CONSUMER, 79), "never applied");
+        assertEquals(ArtemisTestResource.MAX_DELIVERY_ATTEMPTS, counted.messages(CONSUMER, "failed"),
+                "refused once per delivery attempt");
         assertNothingUnacknowledged();
     }
 
@@ -281,23 +347,26 @@ class DeadLetterCopyTest extends InboxTestBase {
         return types;
     }
 
-    /** A message encoded with one more data section after its body, as a client that splits a body would send it. */
-    private static final class WithTrailingDataSection extends MessageImpl {
+    /** A message encoded with more sections after its body, as a client that splits a body would send it. */
+    private static final class WithTrailingSections extends MessageImpl {
 
-        private final Data trailing;
+        private final List<Section> trailing;
 
         @SuppressWarnings("deprecation") // Message.Factory cannot make a subclass; the constructor is still public
-        WithTrailingDataSection(Data trailing) {
-            this.trailing = trailing;
+        WithTrailingSections(Section... trailing) {
+            this.trailing = List.of(trailing);
         }
 
         @Override
         public int encode(WritableBuffer buffer) {
             int start = buffer.position();
             super.encode(buffer);
-            // A message with nothing but a body encodes as that one section.
-            byte[] section = encoded(m -> m.setBody(trailing));
-            buffer.put(section, 0, section.length);
+            for (Section next : trailing) {
+                // A message with nothing but a body, or a footer, encodes as that one section.
+                byte[] section = next instanceof Footer footer ? encoded(m -> m.setFooter(footer))
+                        : encoded(m -> m.setBody(next));
+                buffer.put(section, 0, section.length);
+            }
             return buffer.position() - start;
         }
     }

@@ -18,6 +18,13 @@ public final class RawAmqpMessage extends MessageImpl {
     /** An amqp-value section holding a string that declares 50 bytes and has 3. */
     public static final byte[] STRING_CUT_SHORT = { 0x00, 0x53, 0x77, (byte) 0xa1, 50, 'a', 'b', 'c' };
 
+    /**
+     * A footer (an empty map) and then a data section holding {@code {}}: sections in an order AMQP does not allow (the
+     * footer comes last), as rhea 3 writes a footer with a body of several data sections.
+     */
+    public static final byte[] FOOTER_BEFORE_BODY = { 0x00, 0x53, 0x78, (byte) 0xc1, 0x01, 0x00, 0x00, 0x53, 0x75,
+            (byte) 0xa0, 0x02, '{', '}' };
+
     private final byte[] body;
 
     @SuppressWarnings("deprecation") // Message.Factory cannot make a subclass; the constructor is still public
