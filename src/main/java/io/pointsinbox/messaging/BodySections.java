@@ -65,6 +65,8 @@ public class BodySections {
 
     /** The sections after each multi-section body's first, for as long as the first is in use. */
     private static final Map<Section, List<Object>> FOLLOWING = Collections.synchronizedMap(new WeakHashMap<>());
+    /** Whether any body in several sections has been read: until one is, a message's body costs no lookup. */
+    private static volatile boolean seen;
 
     /** Before the messaging channels start (they do on this event too), so that a backlog's first delivery is read. */
     void onStart(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) StartupEvent event, Vertx vertx) {
@@ -80,6 +82,9 @@ public class BodySections {
                     if (loop.submit(() -> install(codec, decoderField, encoderField)).get(10, TimeUnit.SECONDS)) {
                         installed++;
                     }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
                 } catch (Exception e) {
                     LOG.debugf(e, "Could not install the body section readers on an event loop");
                 }
@@ -99,7 +104,7 @@ public class BodySections {
      * its footer), or an empty list if the body was one section.
      */
     static List<Object> following(Section first) {
-        if (first == null || FOLLOWING.isEmpty()) {
+        if (!seen || first == null) {
             return List.of();
         }
         List<Object> following = FOLLOWING.get(first);
@@ -110,7 +115,7 @@ public class BodySections {
      * The whole body as one section: data sections end to end in one data section, amqp-sequence sections' elements in
      * one amqp-sequence (the same body, as AMQP reads them), a single section as it is.
      *
-     * @throws IllegalArgumentException for sections of different kinds, which AMQP does not allow in one body and no
+     * @throws MixedSectionsException for sections of different kinds, which AMQP does not allow in one body and no
      *             single section can hold
      */
     static Section whole(Section first) {
@@ -128,8 +133,15 @@ public class BodySections {
             }
             return new AmqpSequence(elements);
         }
-        throw new IllegalArgumentException("its body is " + describe(first, following)
-                + ", which AMQP does not allow in one message");
+        throw new MixedSectionsException("its body is " + describe(first, following)
+                + ", which AMQP does not allow in one message and no single section can hold");
+    }
+
+    /** A body of sections of different kinds: no copy of it can be written. */
+    static final class MixedSectionsException extends IllegalArgumentException {
+        MixedSectionsException(String message) {
+            super(message);
+        }
     }
 
     /** The bytes of data sections end to end. */
@@ -317,6 +329,7 @@ public class BodySections {
                 message.nested = false;
             }
             FOLLOWING.put(message.first, Collections.unmodifiableList(following));
+            seen = true;
             message.buffer = null;
             message.first = null;
             return handedBack;

@@ -90,10 +90,12 @@ public class DeadLetters {
             copy.encode(new DroppingWritableBuffer());
         } catch (RuntimeException e) {
             metrics.failed(consumer, start);
+            String why = e instanceof BodySections.MixedSectionsException ? e.getMessage()
+                    : "the AMQP library reads this message and cannot encode it again (" + e + ")";
             throw new DeadLetterImpossibleException("The message (" + transportId(original) + ") is refused ("
-                    + boundedReason + ") but its dead-letter copy cannot be written: the AMQP library reads this"
-                    + " message and cannot encode it again (" + e + "). It is handed back to the broker, which moves"
-                    + " it, as it was sent, to its own dead-letter address after max-delivery-attempts", e);
+                    + boundedReason + ") but its dead-letter copy cannot be written: " + why + ". It is handed back to"
+                    + " the broker, which moves it, as it was sent, to its own dead-letter address after"
+                    + " max-delivery-attempts", e);
         }
         if (linkLost()) {
             metrics.failed(consumer, start);

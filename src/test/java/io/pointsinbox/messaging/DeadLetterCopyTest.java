@@ -50,6 +50,7 @@ import io.pointsinbox.contract.ContentCodings;
 import io.pointsinbox.support.AmqpTestClient;
 import io.pointsinbox.support.ArtemisTestResource;
 import io.pointsinbox.support.InboxTestBase;
+import io.pointsinbox.support.LogCapture;
 import io.pointsinbox.support.Ledger;
 import io.pointsinbox.support.MetricsDelta;
 import io.pointsinbox.support.RawAmqpMessage;
@@ -266,11 +267,19 @@ class DeadLetterCopyTest extends InboxTestBase {
         Message mixed = new WithTrailingSections(new AmqpValue("more"));
         mixed.setMessageId(id);
         mixed.setBody(data(grant(UUID.fromString(id), 79, 9)));
-        try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
+        List<Message> dead;
+        try (LogCapture capture = LogCapture.of("");
+                AmqpTestClient sender = AmqpTestClient.toInbox()) {
             sender.send(mixed);
+            dead = AmqpTestClient.take(ArtemisTestResource.DEAD_LETTER, 1, Duration.ofSeconds(60));
+            awaitDrained();
+            String said = "but its dead-letter copy cannot be written: its body is 2 sections: data, amqp-value, which"
+                    + " AMQP does not allow in one message and no single section can hold. It is handed back to the"
+                    + " broker";
+            assertTrue(capture.linesWithContext().stream().anyMatch(line -> line.text().contains(said)
+                    || line.thrown() != null && String.valueOf(line.thrown().getMessage()).contains(said)),
+                    "the reason in the log: " + capture.lines());
         }
-        List<Message> dead = AmqpTestClient.take(ArtemisTestResource.DEAD_LETTER, 1, Duration.ofSeconds(60));
-        awaitDrained();
 
         assertEquals(id, String.valueOf(dead.get(0).getMessageId()));
         assertNull(reason(dead.get(0)), "moved by the broker, not a copy of the service's");
