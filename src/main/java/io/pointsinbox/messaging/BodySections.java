@@ -29,8 +29,13 @@ import org.apache.qpid.proton.codec.ReadableBuffer;
 import org.apache.qpid.proton.codec.TypeConstructor;
 import org.apache.qpid.proton.codec.messaging.FastPathAmqpSequenceType;
 import org.apache.qpid.proton.codec.messaging.FastPathAmqpValueType;
+import org.apache.qpid.proton.codec.messaging.FastPathApplicationPropertiesType;
 import org.apache.qpid.proton.codec.messaging.FastPathDataType;
+import org.apache.qpid.proton.codec.messaging.FastPathDeliveryAnnotationsType;
 import org.apache.qpid.proton.codec.messaging.FastPathFooterType;
+import org.apache.qpid.proton.codec.messaging.FastPathHeaderType;
+import org.apache.qpid.proton.codec.messaging.FastPathMessageAnnotationsType;
+import org.apache.qpid.proton.codec.messaging.FastPathPropertiesType;
 import org.apache.qpid.proton.message.impl.MessageImpl;
 import org.jboss.logging.Logger;
 
@@ -92,8 +97,8 @@ public class BodySections {
         }
         if (installed == 0 || installed < loops) {
             LOG.warnf("The AMQP library's message decoder could not be given the readers of bodies in several sections"
-                    + " (%d of %d event loops): such a body is read as its first section, as the library does", installed,
-                    loops);
+                    + " (%d of %d event loops): such a body is read as its first section, as the library does",
+                    installed, loops);
         } else {
             LOG.debugf("Bodies in several sections are read whole on %d event loops", installed);
         }
@@ -203,6 +208,17 @@ public class BodySections {
                 "amqp:amqp-sequence:list");
         register(decoder, new Reader(decoder, new FastPathAmqpValueType(encoder), message), 0x77, "amqp:value:*");
         register(decoder, new FooterReader(decoder, new FastPathFooterType(encoder), message), 0x78, "amqp:footer:map");
+        // The other sections only say that what they hold is inside a section, not one.
+        register(decoder, new SectionReader(decoder, new FastPathHeaderType(encoder), message), 0x70,
+                "amqp:header:list");
+        register(decoder, new SectionReader(decoder, new FastPathDeliveryAnnotationsType(encoder), message), 0x71,
+                "amqp:delivery-annotations:map");
+        register(decoder, new SectionReader(decoder, new FastPathMessageAnnotationsType(encoder), message), 0x72,
+                "amqp:message-annotations:map");
+        register(decoder, new SectionReader(decoder, new FastPathPropertiesType(encoder), message), 0x73,
+                "amqp:properties:list");
+        register(decoder, new SectionReader(decoder, new FastPathApplicationPropertiesType(encoder), message), 0x74,
+                "amqp:application-properties:map");
         return true;
     }
 
@@ -213,8 +229,8 @@ public class BodySections {
     }
 
     /**
-     * Throws if a section's constructor comes next (0x00, the small ulong 0x53, a section's code): a footer read inside a
-     * value is followed by the value's next element, not by a section.
+     * Throws if a section's constructor comes next (0x00, the small ulong 0x53, a section's code): a footer read inside
+     * a value is followed by the value's next element, not by a section.
      */
     private static void refuseSectionAfterFooter(ReadableBuffer buffer) {
         if (buffer != null && buffer.remaining() >= 3) {
@@ -232,34 +248,46 @@ public class BodySections {
         /** The buffer of the message whose first body section was read last, and that section. */
         ReadableBuffer buffer;
         Section first;
-        /** Reading inside a section (a value holding described values), or reading the sections after a second. */
+        /**
+         * Reading inside a section (described values in a value, in annotations or in a footer are not sections), or
+         * reading the sections after a second body section.
+         */
         boolean nested;
     }
 
     /**
-     * The footer's reader: the library's, refusing a message with a section after its footer (AMQP puts the footer
-     * last; rhea 3, for one, writes it before a body of several data sections). The library would stop at the footer
-     * and read no body at all, so the message's body would be lost with its dead-letter copy; refused here, it is an
-     * undecodable delivery ({@link UndecodableDeliveries}), left to the broker as it was sent.
+     * A section's reader in place of the library's, which it calls; one thread's decoder, one message at a time. What
+     * the section holds is read as nested: a described type in it is a value, not a section of the message.
      */
-    private static final class FooterReader implements FastPathDescribedTypeConstructor<Object> {
-        private final DecoderImpl decoder;
-        private final TypeConstructor<?> library;
-        private final Message message;
+    private static class SectionReader implements FastPathDescribedTypeConstructor<Object> {
+        final DecoderImpl decoder;
+        final TypeConstructor<?> library;
+        final Message message;
 
-        FooterReader(DecoderImpl decoder, TypeConstructor<?> library, Message message) {
+        SectionReader(DecoderImpl decoder, TypeConstructor<?> library, Message message) {
             this.decoder = decoder;
             this.library = library;
             this.message = message;
         }
 
         @Override
-        public Object readValue() {
-            Object footer = library.readValue();
-            if (!message.nested) {
-                refuseSectionAfterFooter(decoder.getBuffer());
+        public final Object readValue() {
+            if (message.nested) {
+                return library.readValue();
             }
-            return footer;
+            Object section;
+            message.nested = true;
+            try {
+                section = library.readValue();
+            } finally {
+                message.nested = false;
+            }
+            return read(section);
+        }
+
+        /** What the message's decoder gets for this section, read at the message's top level. */
+        Object read(Object section) {
+            return section;
         }
 
         @Override
@@ -279,30 +307,34 @@ public class BodySections {
         }
     }
 
-    /** A body section's reader: the library's, plus the sections after a second body section. */
-    private static final class Reader implements FastPathDescribedTypeConstructor<Object> {
-        private final DecoderImpl decoder;
-        private final TypeConstructor<?> library;
-        private final Message message;
+    /**
+     * The footer's reader: the library's, refusing a message with a section after its footer (AMQP puts the footer
+     * last; rhea 3, for one, writes it before a body of several data sections). The library would stop at the footer
+     * and read no body at all, so the message's body would be lost with its dead-letter copy; refused here, it is an
+     * undecodable delivery ({@link UndecodableDeliveries}), left to the broker as it was sent.
+     */
+    private static final class FooterReader extends SectionReader {
 
-        Reader(DecoderImpl decoder, TypeConstructor<?> library, Message message) {
-            this.decoder = decoder;
-            this.library = library;
-            this.message = message;
+        FooterReader(DecoderImpl decoder, TypeConstructor<?> library, Message message) {
+            super(decoder, library, message);
         }
 
         @Override
-        public Object readValue() {
-            if (message.nested) {
-                return library.readValue();
-            }
-            Object section;
-            message.nested = true;
-            try {
-                section = library.readValue();
-            } finally {
-                message.nested = false;
-            }
+        Object read(Object footer) {
+            refuseSectionAfterFooter(decoder.getBuffer());
+            return footer;
+        }
+    }
+
+    /** A body section's reader: the library's, plus the sections after a second body section. */
+    private static final class Reader extends SectionReader {
+
+        Reader(DecoderImpl decoder, TypeConstructor<?> library, Message message) {
+            super(decoder, library, message);
+        }
+
+        @Override
+        Object read(Object section) {
             ReadableBuffer buffer = decoder.getBuffer();
             if (buffer != message.buffer || message.first == null) {
                 message.buffer = buffer;
@@ -333,22 +365,6 @@ public class BodySections {
             message.buffer = null;
             message.first = null;
             return handedBack;
-        }
-
-        @Override
-        public void skipValue() {
-            library.skipValue();
-        }
-
-        @Override
-        public boolean encodesJavaPrimitive() {
-            return false;
-        }
-
-        @Override
-        @SuppressWarnings("unchecked")
-        public Class<Object> getTypeClass() {
-            return (Class<Object>) library.getTypeClass();
         }
     }
 }

@@ -183,7 +183,8 @@ class DeadLetterCopyTest extends InboxTestBase {
      * A body split over data sections, which the AMQP specification allows (the body is their bytes end to end) and
      * few clients send: the connector's AMQP library (Proton-J) keeps the first section only, and {@link BodySections}
      * reads the others. JSON split over three sections, with a footer after them, is applied once, and again a
-     * duplicate.
+     * duplicate. Described sections held as values (in message annotations, in a footer) are values, not sections: a
+     * message with one data section and such values is read as usual.
      */
     @Test
     void aBodySplitOverDataSectionsIsReadWholeAndAppliedOnce() {
@@ -196,16 +197,23 @@ class DeadLetterCopyTest extends InboxTestBase {
         split.setMessageId(id);
         split.setContentType("application/json");
         split.setBody(data(json.substring(0, 12)));
-        assertEquals(List.of("Header", "Properties", "Data", "Data", "Data", "Footer"), sectionTypes(split),
-                "what goes on the wire");
+        split.setMessageAnnotations(new MessageAnnotations(Map.of(Symbol.valueOf("x-opt-described"), data("{"))));
+        assertEquals(List.of("Header", "MessageAnnotations", "Properties", "Data", "Data", "Data", "Footer"),
+                sectionTypes(split), "what goes on the wire");
+        Message single = Message.Factory.create();
+        single.setMessageAnnotations(new MessageAnnotations(Map.of(Symbol.valueOf("x-opt-described"), data("{"))));
+        single.setBody(data(grant(UUID.randomUUID(), 76, 6)));
+        single.setFooter(new Footer(Map.of(Symbol.valueOf("f"), data("}"))));
         try (AmqpTestClient sender = AmqpTestClient.toInbox()) {
             sender.send(split);
             sender.send(split);
+            sender.send(single);
         }
         awaitDrained();
 
         assertEquals(7, Ledger.balance(CONSUMER, 77), "applied once, read whole");
-        assertEquals(1, counted.messages(CONSUMER, "processed"));
+        assertEquals(6, Ledger.balance(CONSUMER, 76), "described values in annotations and footer are not sections");
+        assertEquals(2, counted.messages(CONSUMER, "processed"));
         assertEquals(1, counted.messages(CONSUMER, "duplicate"));
         assertEquals(0, counted.messages(CONSUMER, "rejected"));
         assertNothingUnacknowledged();
