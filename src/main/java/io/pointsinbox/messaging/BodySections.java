@@ -39,10 +39,10 @@ import org.apache.qpid.proton.codec.messaging.FastPathPropertiesType;
 import org.apache.qpid.proton.message.impl.MessageImpl;
 import org.jboss.logging.Logger;
 
+import io.netty.util.concurrent.EventExecutor;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.vertx.core.Vertx;
-import io.netty.util.concurrent.EventExecutor;
 
 /**
  * A body in several sections. AMQP allows one or more data sections (the body is their bytes end to end) or one or
@@ -52,10 +52,12 @@ import io.netty.util.concurrent.EventExecutor;
  * JSON by itself would be applied without the rest.
  * <p>
  * At start-up, before the channels connect, each event loop's message decoder (the library's, one per thread, read
- * through a private field registered for native images below) is given readers for the three body sections: the
- * first body section of a message is read as before; a second one, in the same message, is read with every section
- * after it, kept here against the first ({@link #following}), and the footer, if one comes, handed back to the
- * library as the section it expects there. {@link AmqpBodies} then reads data sections end to end, and
+ * through a private field registered for native images below) is given a reader for each section, wrapping the
+ * library's own: the first body section of a message is read as before; a second one, in the same message, is read
+ * with every section after it, kept here against the first ({@link #following}), and the footer, if one comes, handed
+ * back to the library as the section it expects there. What a section holds is read as nested, so that a described
+ * data or value inside annotations, a footer or a value is not taken for a section; a section after the footer is a
+ * decoding error (the library would read no body). {@link AmqpBodies} then reads data sections end to end, and
  * {@link DeadLetters} copies the whole body ({@link #whole}). Should a later version of the library move its field,
  * nothing is installed and a warning says that such bodies are read as their first section.
  */
