@@ -29,11 +29,11 @@ final class AmqpBodies {
         List<Object> following = BodySections.following(body);
         byte[] bytes;
         if (!following.isEmpty()) {
-            if (!(body instanceof Data data) || !following.stream().allMatch(Data.class::isInstance)) {
+            bytes = BodySections.dataBytes(body, following);
+            if (bytes == null) {
                 throw new InvalidEnvelopeException("body", "must be JSON in data sections or an AMQP string or binary "
                         + "value, got " + BodySections.describe(body, following));
             }
-            bytes = BodySections.bytes(data, following);
         } else if (body instanceof Data data) {
             bytes = bytes(data.getValue());
         } else if (body instanceof AmqpValue value && value.getValue() instanceof String text) {

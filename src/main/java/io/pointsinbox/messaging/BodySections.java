@@ -3,6 +3,7 @@ package io.pointsinbox.messaging;
 import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
@@ -56,10 +57,13 @@ import io.vertx.core.Vertx;
  * library's own: the first body section of a message is read as before; a second one, in the same message, is read
  * with every section after it, kept here against the first ({@link #following}), and the footer, if one comes, handed
  * back to the library as the section it expects there. What a section holds is read as nested, so that a described
- * data or value inside annotations, a footer or a value is not taken for a section; a section after the footer is a
- * decoding error (the library would read no body). {@link AmqpBodies} then reads data sections end to end, and
- * {@link DeadLetters} copies the whole body ({@link #whole}). Should a later version of the library move its field,
- * nothing is installed and a warning says that such bodies are read as their first section.
+ * data or value inside annotations, a footer or a value is not taken for a section. A section out of AMQP's order
+ * (header, delivery annotations, message annotations, properties, application properties, body, footer) is a decoding
+ * error ({@link SectionOrderException}): the library would take the first section out of order for the body and drop
+ * the real one, drop a section after the body, or, after the footer, read no body at all. {@link AmqpBodies} then
+ * reads data sections end to end, and {@link DeadLetters} copies the whole body ({@link #whole}). Should a later
+ * version of the library move its field, nothing is installed and a warning says that such bodies are read as their
+ * first section (and sections out of order as the library reads them).
  */
 @ApplicationScoped
 @RegisterForReflection(targets = MessageImpl.class, classNames = BodySections.CODEC_PAIR, fields = true,
@@ -97,7 +101,7 @@ public class BodySections {
                 }
             }
         }
-        if (installed == 0 || installed < loops) {
+        if (installed < loops || loops == 0) {
             LOG.warnf("The AMQP library's message decoder could not be given the readers of bodies in several sections"
                     + " (%d of %d event loops): such a body is read as its first section, as the library does",
                     installed, loops);
@@ -130,8 +134,9 @@ public class BodySections {
         if (following.isEmpty()) {
             return first;
         }
-        if (first instanceof Data data && following.stream().allMatch(Data.class::isInstance)) {
-            return new Data(new Binary(bytes(data, following)));
+        byte[] data = dataBytes(first, following);
+        if (data != null) {
+            return new Data(new Binary(data));
         }
         if (first instanceof AmqpSequence sequence && following.stream().allMatch(AmqpSequence.class::isInstance)) {
             List<Object> elements = new ArrayList<>(sequence.getValue());
@@ -151,8 +156,21 @@ public class BodySections {
         }
     }
 
-    /** The bytes of data sections end to end. */
-    static byte[] bytes(Data first, List<Object> following) {
+    /**
+     * A message whose sections are not in AMQP's order: a decoding error of the AMQP library's kind, worded here (no
+     * sender's text in it).
+     */
+    static final class SectionOrderException extends DecodeException {
+        SectionOrderException(String message) {
+            super(message);
+        }
+    }
+
+    /** The bytes of data sections end to end, or null if the body is not data sections only. */
+    static byte[] dataBytes(Section body, List<Object> following) {
+        if (!(body instanceof Data first) || !following.stream().allMatch(Data.class::isInstance)) {
+            return null;
+        }
         int length = first.getValue() == null ? 0 : first.getValue().getLength();
         for (Object next : following) {
             Binary binary = ((Data) next).getValue();
@@ -197,7 +215,7 @@ public class BodySections {
         return at + binary.getLength();
     }
 
-    /** Gives this thread's message decoder the three readers; false if the library's fields are not what they were. */
+    /** Gives this thread's message decoder the readers; false if the library's fields are not what they were. */
     private static boolean install(Field codec, Field decoderField, Field encoderField) throws IllegalAccessException {
         Object pair = ((ThreadLocal<?>) codec.get(null)).get();
         if (!(decoderField.get(pair) instanceof DecoderImpl decoder)
@@ -205,28 +223,30 @@ public class BodySections {
             return false;
         }
         Message message = new Message();
-        register(decoder, new Reader(decoder, new FastPathDataType(encoder), message), 0x75, "amqp:data:binary");
-        register(decoder, new Reader(decoder, new FastPathAmqpSequenceType(encoder), message), 0x76,
-                "amqp:amqp-sequence:list");
-        register(decoder, new Reader(decoder, new FastPathAmqpValueType(encoder), message), 0x77, "amqp:value:*");
-        register(decoder, new FooterReader(decoder, new FastPathFooterType(encoder), message), 0x78, "amqp:footer:map");
-        // The other sections only say that what they hold is inside a section, not one.
-        register(decoder, new SectionReader(decoder, new FastPathHeaderType(encoder), message), 0x70,
+        // The sections before the body: they hold values, not sections, and come once each, in this order.
+        register(decoder, new SectionReader(decoder, new FastPathHeaderType(encoder), message, 0x70, "header"),
                 "amqp:header:list");
-        register(decoder, new SectionReader(decoder, new FastPathDeliveryAnnotationsType(encoder), message), 0x71,
-                "amqp:delivery-annotations:map");
-        register(decoder, new SectionReader(decoder, new FastPathMessageAnnotationsType(encoder), message), 0x72,
-                "amqp:message-annotations:map");
-        register(decoder, new SectionReader(decoder, new FastPathPropertiesType(encoder), message), 0x73,
+        register(decoder, new SectionReader(decoder, new FastPathDeliveryAnnotationsType(encoder), message, 0x71,
+                "delivery-annotations"), "amqp:delivery-annotations:map");
+        register(decoder, new SectionReader(decoder, new FastPathMessageAnnotationsType(encoder), message, 0x72,
+                "message-annotations"), "amqp:message-annotations:map");
+        register(decoder, new SectionReader(decoder, new FastPathPropertiesType(encoder), message, 0x73, "properties"),
                 "amqp:properties:list");
-        register(decoder, new SectionReader(decoder, new FastPathApplicationPropertiesType(encoder), message), 0x74,
-                "amqp:application-properties:map");
+        register(decoder, new SectionReader(decoder, new FastPathApplicationPropertiesType(encoder), message, 0x74,
+                "application-properties"), "amqp:application-properties:map");
+        register(decoder, new Reader(decoder, new FastPathDataType(encoder), message, 0x75, "data"),
+                "amqp:data:binary");
+        register(decoder, new Reader(decoder, new FastPathAmqpSequenceType(encoder), message, 0x76, "amqp-sequence"),
+                "amqp:amqp-sequence:list");
+        register(decoder, new Reader(decoder, new FastPathAmqpValueType(encoder), message, 0x77, "amqp-value"),
+                "amqp:value:*");
+        register(decoder, new FooterReader(decoder, new FastPathFooterType(encoder), message), "amqp:footer:map");
         return true;
     }
 
-    private static void register(DecoderImpl decoder, FastPathDescribedTypeConstructor<?> reader, long code,
-            String symbol) {
-        decoder.register(UnsignedLong.valueOf(code), reader);
+    private static void register(DecoderImpl decoder, SectionReader reader, String symbol) {
+        reader.message.readers.put(reader.type, reader);
+        decoder.register(UnsignedLong.valueOf(reader.code), reader);
         decoder.register(Symbol.valueOf(symbol), reader);
     }
 
@@ -239,7 +259,7 @@ public class BodySections {
             int at = buffer.position();
             byte code = buffer.get(at + 2);
             if (buffer.get(at) == 0x00 && buffer.get(at + 1) == 0x53 && code >= 0x70 && code <= 0x78) {
-                throw new DecodeException("a section (code 0x" + Integer.toHexString(code)
+                throw new SectionOrderException("a section (code 0x" + Integer.toHexString(code)
                         + ") after the footer, which AMQP puts last");
             }
         }
@@ -247,9 +267,17 @@ public class BodySections {
 
     /** What one thread's decoder knows of the message it is reading. */
     private static final class Message {
-        /** The buffer of the message whose first body section was read last, and that section. */
+        /**
+         * The buffer of the message whose section was read last, where that section ended, and its reader. A section in
+         * another buffer, or in the same one before that end, starts a message.
+         */
         ReadableBuffer buffer;
+        int end;
+        SectionReader last;
+        /** The message's first body section, once read. */
         Section first;
+        /** The reader of each kind of section. */
+        final Map<Section.SectionType, SectionReader> readers = new EnumMap<>(Section.SectionType.class);
         /**
          * Reading inside a section (described values in a value, in annotations or in a footer are not sections), or
          * reading the sections after a second body section.
@@ -259,23 +287,49 @@ public class BodySections {
 
     /**
      * A section's reader in place of the library's, which it calls; one thread's decoder, one message at a time. What
-     * the section holds is read as nested: a described type in it is a value, not a section of the message.
+     * the section holds is read as nested: a described type in it is a value, not a section of the message. A section
+     * before the body that comes after the body or after a section AMQP puts after it (the library would take it for
+     * the body and drop the body, or drop it) is a decoding error.
      */
     private static class SectionReader implements FastPathDescribedTypeConstructor<Object> {
         final DecoderImpl decoder;
         final TypeConstructor<?> library;
         final Message message;
+        final int code;
+        final String name;
+        final Section.SectionType type;
 
-        SectionReader(DecoderImpl decoder, TypeConstructor<?> library, Message message) {
+        SectionReader(DecoderImpl decoder, TypeConstructor<?> library, Message message, int code, String name) {
             this.decoder = decoder;
             this.library = library;
             this.message = message;
+            this.code = code;
+            this.name = name;
+            this.type = switch (code) {
+                case 0x70 -> Section.SectionType.Header;
+                case 0x71 -> Section.SectionType.DeliveryAnnotations;
+                case 0x72 -> Section.SectionType.MessageAnnotations;
+                case 0x73 -> Section.SectionType.Properties;
+                case 0x74 -> Section.SectionType.ApplicationProperties;
+                case 0x75 -> Section.SectionType.Data;
+                case 0x76 -> Section.SectionType.AmqpSequence;
+                case 0x77 -> Section.SectionType.AmqpValue;
+                default -> Section.SectionType.Footer;
+            };
         }
 
         @Override
         public final Object readValue() {
             if (message.nested) {
                 return library.readValue();
+            }
+            ReadableBuffer buffer = decoder.getBuffer();
+            if (buffer == null || buffer != message.buffer || buffer.position() < message.end) {
+                message.buffer = buffer;
+                message.last = null;
+                message.first = null;
+            } else if (message.last != null && code <= message.last.code && !(isBody() && message.last.isBody())) {
+                throw outOfOrder(message.last);
             }
             Object section;
             message.nested = true;
@@ -284,7 +338,21 @@ public class BodySections {
             } finally {
                 message.nested = false;
             }
+            message.last = this;
+            message.end = buffer == null ? 0 : buffer.position();
             return read(section);
+        }
+
+        /** A body section: data, amqp-sequence or amqp-value. */
+        final boolean isBody() {
+            return code >= 0x75 && code <= 0x77;
+        }
+
+        /** This section, read after one AMQP puts after it ("a header section (code 0x70) after the body, ..."). */
+        final SectionOrderException outOfOrder(SectionReader before) {
+            return new SectionOrderException(String.format("%s %s section (code 0x%x) after the %s, which AMQP puts"
+                    + " before it", name.startsWith("a") ? "an" : "a", name, code,
+                    before.isBody() ? "body" : before.name + " section"));
         }
 
         /** What the message's decoder gets for this section, read at the message's top level. */
@@ -318,7 +386,7 @@ public class BodySections {
     private static final class FooterReader extends SectionReader {
 
         FooterReader(DecoderImpl decoder, TypeConstructor<?> library, Message message) {
-            super(decoder, library, message);
+            super(decoder, library, message, 0x78, "footer");
         }
 
         @Override
@@ -331,18 +399,17 @@ public class BodySections {
     /** A body section's reader: the library's, plus the sections after a second body section. */
     private static final class Reader extends SectionReader {
 
-        Reader(DecoderImpl decoder, TypeConstructor<?> library, Message message) {
-            super(decoder, library, message);
+        Reader(DecoderImpl decoder, TypeConstructor<?> library, Message message, int code, String name) {
+            super(decoder, library, message, code, name);
         }
 
         @Override
         Object read(Object section) {
-            ReadableBuffer buffer = decoder.getBuffer();
-            if (buffer != message.buffer || message.first == null) {
-                message.buffer = buffer;
+            if (message.first == null) {
                 message.first = (Section) section;
                 return section;
             }
+            ReadableBuffer buffer = decoder.getBuffer();
             // A second body section: the library reads one section after the body, and keeps it only if it is the
             // footer. Read the rest here, and hand it the footer.
             List<Object> following = new ArrayList<>();
@@ -356,6 +423,10 @@ public class BodySections {
                         refuseSectionAfterFooter(buffer);
                         handedBack = next;
                         break;
+                    }
+                    SectionReader reader = next instanceof Section other ? message.readers.get(other.getType()) : null;
+                    if (reader != null && !reader.isBody()) {
+                        throw reader.outOfOrder(this);
                     }
                     following.add(next);
                 }

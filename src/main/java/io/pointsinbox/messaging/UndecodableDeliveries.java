@@ -79,7 +79,9 @@ public class UndecodableDeliveries {
             }
             text.append(t.getClass().getSimpleName());
             if (t.getMessage() != null) {
-                text.append(": ").append(EnvelopeReader.abbreviate(t.getMessage()));
+                // This service's own wording is shown whole; the library's may quote what it read.
+                text.append(": ").append(t instanceof BodySections.SectionOrderException ? t.getMessage()
+                        : EnvelopeReader.abbreviate(t.getMessage()));
             }
         }
         return text.toString();

@@ -40,13 +40,16 @@ class UndecodableDeliveryTest extends InboxTestBase {
             sender.send(new RawAmqpMessage(UUID.randomUUID(), RawAmqpMessage.UNKNOWN_TYPE_CODE));
             sender.send(new RawAmqpMessage(UUID.randomUUID(), RawAmqpMessage.STRING_CUT_SHORT));
             sender.send(new RawAmqpMessage(UUID.randomUUID(), RawAmqpMessage.FOOTER_BEFORE_BODY));
+            sender.send(new RawAmqpMessage(UUID.randomUUID(), RawAmqpMessage.HEADER_AFTER_PROPERTIES));
+            sender.send(new RawAmqpMessage(UUID.randomUUID(), RawAmqpMessage.APPLICATION_PROPERTIES_AFTER_BODY));
+            sender.send(new RawAmqpMessage(UUID.randomUUID(), RawAmqpMessage.ANNOTATIONS_AFTER_SECTIONS));
             sender.sendText(grant(valid, 88, 8));
 
-            awaitCounter("undecodable", 3, counted);
+            awaitCounter("undecodable", 6, counted);
             await("the grant sent after them").atMost(Duration.ofSeconds(30))
                     .until(() -> Ledger.balance(CONSUMER, 88) == 8);
-            await("three warnings").atMost(Duration.ofSeconds(10)).until(() -> warnings.size() >= 3);
-            assertEquals(3, warnings.size(), "one warning each: " + warnings);
+            await("six warnings").atMost(Duration.ofSeconds(10)).until(() -> warnings.size() >= 6);
+            assertEquals(6, warnings.size(), "one warning each: " + warnings);
             for (String warning : warnings) {
                 assertTrue(warning.startsWith("WARN A delivery on points-granted is not valid AMQP and could not be"
                         + " read ("), warning);
@@ -55,10 +58,15 @@ class UndecodableDeliveryTest extends InboxTestBase {
             }
 
             Queue queue = ArtemisTestResource.queue(ArtemisTestResource.ADDRESS);
-            assertTrue(warnings.stream().anyMatch(w -> w.contains("(DecodeException: a section (code 0x75) after the"
-                    + " footer, which AMQP puts last)")), "the footer before the body named: " + warnings);
-            await("all three kept by the broker, settled").atMost(Duration.ofSeconds(10))
-                    .until(() -> queue.getMessageCount() == 3 && queue.getDeliveringCount() == 0);
+            for (String named : List.of("a section (code 0x75) after the footer, which AMQP puts last",
+                    "a header section (code 0x70) after the properties section, which AMQP puts before it",
+                    "an application-properties section (code 0x74) after the body, which AMQP puts before it",
+                    "a message-annotations section (code 0x72) after the body, which AMQP puts before it")) {
+                assertTrue(warnings.stream().anyMatch(w -> w.contains("(SectionOrderException: " + named + ")")),
+                        "named whole: " + named + " in " + warnings);
+            }
+            await("all six kept by the broker, settled").atMost(Duration.ofSeconds(10))
+                    .until(() -> queue.getMessageCount() == 6 && queue.getDeliveringCount() == 0);
             assertEquals(1, ArtemisTestResource.highestDeliveryCount(ArtemisTestResource.ADDRESS),
                     "handed back as a failed delivery: counted by the broker");
             assertEquals(0, deadLettered(), "not copied by the service, which never had their bytes");

@@ -25,6 +25,27 @@ public final class RawAmqpMessage extends MessageImpl {
     public static final byte[] FOOTER_BEFORE_BODY = { 0x00, 0x53, 0x78, (byte) 0xc1, 0x01, 0x00, 0x00, 0x53, 0x75,
             (byte) 0xa0, 0x02, '{', '}' };
 
+    /**
+     * A header section (an empty list) after the properties, then a data section holding {@code {}}: the header comes
+     * first in AMQP. The AMQP library would take the header for the body and drop the data section.
+     */
+    public static final byte[] HEADER_AFTER_PROPERTIES = { 0x00, 0x53, 0x70, 0x45, 0x00, 0x53, 0x75, (byte) 0xa0, 0x02,
+            '{', '}' };
+
+    /**
+     * A data section holding {@code {}} and then application properties (an empty map), which AMQP puts before the
+     * body. The AMQP library would drop them.
+     */
+    public static final byte[] APPLICATION_PROPERTIES_AFTER_BODY = { 0x00, 0x53, 0x75, (byte) 0xa0, 0x02, '{', '}',
+            0x00, 0x53, 0x74, (byte) 0xc1, 0x01, 0x00 };
+
+    /**
+     * Two data sections holding {@code {} } and then message annotations (an empty map), which AMQP puts before the
+     * body.
+     */
+    public static final byte[] ANNOTATIONS_AFTER_SECTIONS = { 0x00, 0x53, 0x75, (byte) 0xa0, 0x01, '{', 0x00, 0x53,
+            0x75, (byte) 0xa0, 0x01, '}', 0x00, 0x53, 0x72, (byte) 0xc1, 0x01, 0x00 };
+
     private final byte[] body;
 
     @SuppressWarnings("deprecation") // Message.Factory cannot make a subclass; the constructor is still public
