@@ -81,24 +81,19 @@ public class BodySections {
 
     /** Before the messaging channels start (they do on this event too), so that a backlog's first delivery is read. */
     void onStart(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) StartupEvent event, Vertx vertx) {
-        Field codec = ConnectorLinks.field(MessageImpl.class, "tlsCodec");
-        Field decoderField = ConnectorLinks.field(CODEC_PAIR, "decoder");
-        Field encoderField = ConnectorLinks.field(CODEC_PAIR, "encoder");
         int installed = 0;
         int loops = 0;
-        if (codec != null && decoderField != null && encoderField != null) {
-            for (EventExecutor loop : vertx.nettyEventLoopGroup()) {
-                loops++;
-                try {
-                    if (loop.submit(() -> install(codec, decoderField, encoderField)).get(10, TimeUnit.SECONDS)) {
-                        installed++;
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    break;
-                } catch (Exception e) {
-                    LOG.debugf(e, "Could not install the body section readers on an event loop");
+        for (EventExecutor loop : vertx.nettyEventLoopGroup()) {
+            loops++;
+            try {
+                if (loop.submit(BodySections::installOnThisThread).get(10, TimeUnit.SECONDS)) {
+                    installed++;
                 }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (Exception e) {
+                LOG.debugf(e, "Could not install the body section readers on an event loop");
             }
         }
         if (installed < loops || loops == 0) {
@@ -213,6 +208,15 @@ public class BodySections {
         }
         System.arraycopy(binary.getArray(), binary.getArrayOffset(), into, at, binary.getLength());
         return at + binary.getLength();
+    }
+
+    /** Gives the calling thread's message decoder the readers, as {@link #onStart} does on each event loop. */
+    static boolean installOnThisThread() throws IllegalAccessException {
+        Field codec = ConnectorLinks.field(MessageImpl.class, "tlsCodec");
+        Field decoderField = ConnectorLinks.field(CODEC_PAIR, "decoder");
+        Field encoderField = ConnectorLinks.field(CODEC_PAIR, "encoder");
+        return codec != null && decoderField != null && encoderField != null
+                && install(codec, decoderField, encoderField);
     }
 
     /** Gives this thread's message decoder the readers; false if the library's fields are not what they were. */
