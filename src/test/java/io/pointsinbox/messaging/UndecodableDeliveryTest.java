@@ -43,13 +43,14 @@ class UndecodableDeliveryTest extends InboxTestBase {
             sender.send(new RawAmqpMessage(UUID.randomUUID(), RawAmqpMessage.HEADER_AFTER_PROPERTIES));
             sender.send(new RawAmqpMessage(UUID.randomUUID(), RawAmqpMessage.APPLICATION_PROPERTIES_AFTER_BODY));
             sender.send(new RawAmqpMessage(UUID.randomUUID(), RawAmqpMessage.ANNOTATIONS_AFTER_SECTIONS));
+            sender.send(new RawAmqpMessage(UUID.randomUUID(), RawAmqpMessage.NOT_A_SECTION));
             sender.sendText(grant(valid, 88, 8));
 
-            awaitCounter("undecodable", 6, counted);
+            awaitCounter("undecodable", 7, counted);
             await("the grant sent after them").atMost(Duration.ofSeconds(30))
                     .until(() -> Ledger.balance(CONSUMER, 88) == 8);
-            await("six warnings").atMost(Duration.ofSeconds(10)).until(() -> warnings.size() >= 6);
-            assertEquals(6, warnings.size(), "one warning each: " + warnings);
+            await("seven warnings").atMost(Duration.ofSeconds(10)).until(() -> warnings.size() >= 7);
+            assertEquals(7, warnings.size(), "one warning each: " + warnings);
             for (String warning : warnings) {
                 assertTrue(warning.startsWith("WARN A delivery on points-granted is not valid AMQP and could not be"
                         + " read ("), warning);
@@ -65,8 +66,10 @@ class UndecodableDeliveryTest extends InboxTestBase {
                 assertTrue(warnings.stream().anyMatch(w -> w.contains("(SectionOrderException: " + named + ")")),
                         "named whole: " + named + " in " + warnings);
             }
-            await("all six kept by the broker, settled").atMost(Duration.ofSeconds(10))
-                    .until(() -> queue.getMessageCount() == 6 && queue.getDeliveringCount() == 0);
+            assertTrue(warnings.stream().anyMatch(w -> w.contains("(ClassCastException: ")),
+                    "a value that is not a section, where one belongs: " + warnings);
+            await("all seven kept by the broker, settled").atMost(Duration.ofSeconds(10))
+                    .until(() -> queue.getMessageCount() == 7 && queue.getDeliveringCount() == 0);
             assertEquals(1, ArtemisTestResource.highestDeliveryCount(ArtemisTestResource.ADDRESS),
                     "handed back as a failed delivery: counted by the broker");
             assertEquals(0, deadLettered(), "not copied by the service, which never had their bytes");

@@ -46,6 +46,13 @@ public final class RawAmqpMessage extends MessageImpl {
     public static final byte[] ANNOTATIONS_AFTER_SECTIONS = { 0x00, 0x53, 0x75, (byte) 0xa0, 0x01, '{', 0x00, 0x53,
             0x75, (byte) 0xa0, 0x01, '}', 0x00, 0x53, 0x72, (byte) 0xc1, 0x01, 0x00 };
 
+    /**
+     * A described value that is not a section (a {@code received} delivery state, an empty list) where a section
+     * belongs, then a data section holding {@code {}}.
+     */
+    public static final byte[] NOT_A_SECTION = { 0x00, 0x53, 0x23, 0x45, 0x00, 0x53, 0x75, (byte) 0xa0, 0x02, '{',
+            '}' };
+
     private final byte[] body;
 
     @SuppressWarnings("deprecation") // Message.Factory cannot make a subclass; the constructor is still public
