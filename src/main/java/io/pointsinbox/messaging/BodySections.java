@@ -3,7 +3,6 @@ package io.pointsinbox.messaging;
 import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
@@ -249,7 +248,6 @@ public class BodySections {
     }
 
     private static void register(DecoderImpl decoder, SectionReader reader, String symbol) {
-        reader.message.readers.put(reader.type, reader);
         decoder.register(UnsignedLong.valueOf(reader.code), reader);
         decoder.register(Symbol.valueOf(symbol), reader);
     }
@@ -280,11 +278,10 @@ public class BodySections {
         SectionReader last;
         /** The message's first body section, once read. */
         Section first;
-        /** The reader of each kind of section. */
-        final Map<Section.SectionType, SectionReader> readers = new EnumMap<>(Section.SectionType.class);
+        /** Reading the sections after a second body section, for the first. */
+        boolean following;
         /**
-         * Reading inside a section (described values in a value, in annotations or in a footer are not sections), or
-         * reading the sections after a second body section.
+         * Reading inside a section: described values in a value, in annotations or in a footer are not sections.
          */
         boolean nested;
     }
@@ -301,7 +298,6 @@ public class BodySections {
         final Message message;
         final int code;
         final String name;
-        final Section.SectionType type;
 
         SectionReader(DecoderImpl decoder, TypeConstructor<?> library, Message message, int code, String name) {
             this.decoder = decoder;
@@ -309,17 +305,6 @@ public class BodySections {
             this.message = message;
             this.code = code;
             this.name = name;
-            this.type = switch (code) {
-                case 0x70 -> Section.SectionType.Header;
-                case 0x71 -> Section.SectionType.DeliveryAnnotations;
-                case 0x72 -> Section.SectionType.MessageAnnotations;
-                case 0x73 -> Section.SectionType.Properties;
-                case 0x74 -> Section.SectionType.ApplicationProperties;
-                case 0x75 -> Section.SectionType.Data;
-                case 0x76 -> Section.SectionType.AmqpSequence;
-                case 0x77 -> Section.SectionType.AmqpValue;
-                default -> Section.SectionType.Footer;
-            };
         }
 
         @Override
@@ -413,29 +398,27 @@ public class BodySections {
                 message.first = (Section) section;
                 return section;
             }
+            if (message.following) {
+                return section;
+            }
             ReadableBuffer buffer = decoder.getBuffer();
             // A second body section: the library reads one section after the body, and keeps it only if it is the
-            // footer. Read the rest here, and hand it the footer.
+            // footer. Read the rest here, each section checked in order as the library's were, and hand it the footer.
             List<Object> following = new ArrayList<>();
             following.add(section);
             Object handedBack = section;
-            message.nested = true;
+            message.following = true;
             try {
                 while (buffer.hasRemaining()) {
                     Object next = decoder.readObject();
                     if (next instanceof Footer) {
-                        refuseSectionAfterFooter(buffer);
                         handedBack = next;
                         break;
-                    }
-                    SectionReader reader = next instanceof Section other ? message.readers.get(other.getType()) : null;
-                    if (reader != null && !reader.isBody()) {
-                        throw reader.outOfOrder(this);
                     }
                     following.add(next);
                 }
             } finally {
-                message.nested = false;
+                message.following = false;
             }
             FOLLOWING.put(message.first, Collections.unmodifiableList(following));
             seen = true;
