@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 import java.util.UUID;
 
 import org.apache.qpid.proton.amqp.Binary;
@@ -19,6 +20,8 @@ import io.pointsinbox.contract.InvalidEnvelopeException;
  */
 final class AmqpMessageIds {
 
+    private static final int UUID_BYTES = 16;
+
     private AmqpMessageIds() {
     }
 
@@ -33,6 +36,12 @@ final class AmqpMessageIds {
             return string;
         }
         if (id instanceof Binary binary) {
+            if (binary.getLength() == UUID_BYTES) {
+                // Never a UUID's text (36 characters): a UUID's own bytes, whose order platforms disagree on.
+                throw refused("16 raw bytes (" + HexFormat.of().formatHex(binary.getArray(), binary.getArrayOffset(),
+                        binary.getArrayOffset() + UUID_BYTES) + "), which platforms order differently as a UUID: send"
+                        + " an AMQP uuid or the UUID's text");
+            }
             try {
                 return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                         .onUnmappableCharacter(CodingErrorAction.REPORT)
