@@ -6,9 +6,14 @@ import java.util.Map;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
+import org.apache.qpid.proton.amqp.messaging.AmqpSequence;
+import org.apache.qpid.proton.amqp.messaging.AmqpValue;
 import org.apache.qpid.proton.amqp.messaging.ApplicationProperties;
+import org.apache.qpid.proton.amqp.messaging.Footer;
 import org.apache.qpid.proton.amqp.messaging.Header;
+import org.apache.qpid.proton.amqp.messaging.MessageAnnotations;
 import org.apache.qpid.proton.amqp.messaging.Properties;
+import org.apache.qpid.proton.amqp.messaging.Section;
 import org.apache.qpid.proton.codec.DroppingWritableBuffer;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Message;
@@ -136,7 +141,8 @@ public class DeadLetters {
 
     /**
      * The original's bare message and annotations, durable, with {@code added} among its application properties; a body
-     * in several sections becomes one ({@link BodySections#whole}).
+     * in several sections becomes one ({@link BodySections#whole}); arrays of a primitive type are boxed so that the
+     * AMQP library can write them ({@link EncodableValues}).
      */
     static org.apache.qpid.proton.message.Message copy(org.apache.qpid.proton.message.Message original,
             Map<String, Object> added) {
@@ -147,7 +153,11 @@ public class DeadLetters {
             header.setPriority(original.getHeader().getPriority());
         }
         copy.setHeader(header);
-        copy.setMessageAnnotations(original.getMessageAnnotations());
+        // Arrays of a primitive type boxed, which the AMQP library writes back as the same AMQP arrays (EncodableValues).
+        MessageAnnotations annotations = original.getMessageAnnotations();
+        if (annotations != null && annotations.getValue() != null) {
+            copy.setMessageAnnotations(new MessageAnnotations(EncodableValues.map(annotations.getValue())));
+        }
         if (original.getProperties() != null) {
             Properties properties = new Properties(original.getProperties());
             // The connector addresses the copy to the dead-letter address; the original's is in x-original-address.
@@ -156,12 +166,20 @@ public class DeadLetters {
         }
         Map<String, Object> applicationProperties = new LinkedHashMap<>();
         if (original.getApplicationProperties() != null && original.getApplicationProperties().getValue() != null) {
-            applicationProperties.putAll(original.getApplicationProperties().getValue());
+            applicationProperties.putAll(EncodableValues.map(original.getApplicationProperties().getValue()));
         }
         applicationProperties.putAll(added);
         copy.setApplicationProperties(new ApplicationProperties(applicationProperties));
-        copy.setBody(BodySections.whole(original.getBody()));
-        copy.setFooter(original.getFooter());
+        Section body = BodySections.whole(original.getBody());
+        if (body instanceof AmqpValue value) {
+            body = new AmqpValue(EncodableValues.of(value.getValue()));
+        } else if (body instanceof AmqpSequence sequence && sequence.getValue() != null) {
+            body = new AmqpSequence(EncodableValues.list(sequence.getValue()));
+        }
+        copy.setBody(body);
+        Footer footer = original.getFooter();
+        copy.setFooter(footer == null || footer.getValue() == null ? footer
+                : new Footer(EncodableValues.map(footer.getValue())));
         return copy;
     }
 
