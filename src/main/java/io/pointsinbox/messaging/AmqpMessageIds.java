@@ -4,13 +4,13 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.util.HexFormat;
 import java.util.UUID;
 
 import org.apache.qpid.proton.amqp.Binary;
 
 import io.pointsinbox.contract.EnvelopeReader;
 import io.pointsinbox.contract.InvalidEnvelopeException;
+import io.pointsinbox.contract.Shown;
 
 /**
  * The AMQP message-id as the text of the UUID it carries, for a message whose body has no {@code messageId}. AMQP
@@ -38,9 +38,8 @@ final class AmqpMessageIds {
         if (id instanceof Binary binary) {
             if (binary.getLength() == UUID_BYTES) {
                 // Never a UUID's text (36 characters): a UUID's own bytes, whose order platforms disagree on.
-                throw refused("16 raw bytes (" + HexFormat.of().formatHex(binary.getArray(), binary.getArrayOffset(),
-                        binary.getArrayOffset() + UUID_BYTES) + "), which platforms order differently as a UUID: send"
-                        + " an AMQP uuid or the UUID's text");
+                throw refused("16 raw bytes (" + Shown.messageId(binary) + "), which platforms order differently as a"
+                        + " UUID: send an AMQP uuid or the UUID's text");
             }
             try {
                 return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)

@@ -40,8 +40,8 @@ class AmqpMessageIdsTest {
         assertEquals("got the symbol x", tail(refused(Symbol.valueOf("x"))), "not an AMQP message-id type");
         byte[] framed = new byte[20];
         System.arraycopy("0123456789abcdef".getBytes(StandardCharsets.US_ASCII), 0, framed, 3, 16);
-        assertEquals("got 16 raw bytes (30313233343536373839616263646566), which platforms order differently as a UUID:"
-                + " send an AMQP uuid or the UUID's text", tail(refused(new Binary(framed, 3, 16))),
+        assertEquals("got 16 raw bytes (binary 0x30313233343536373839616263646566), which platforms order differently"
+                + " as a UUID: send an AMQP uuid or the UUID's text", tail(refused(new Binary(framed, 3, 16))),
                 "sixteen bytes are a UUID's own bytes, never its text, even when they happen to be text");
         assertEquals("got a binary of 17 bytes that is not text", tail(refused(new Binary(new byte[] { (byte) 0xa3,
                 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 }))));

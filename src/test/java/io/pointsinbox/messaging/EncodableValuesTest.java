@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -77,8 +79,8 @@ class EncodableValuesTest {
         Map<String, Object> properties = copy.getApplicationProperties().getValue();
         arrays().keySet().forEach(key -> assertArrayEquals(encodedValue(arrays().get(key)),
                 encodedValue(properties.get(key)), "application property " + key + ": the same AMQP array"));
-        assertEquals(List.of("int", "long", "boolean", "byte", "short", "float", "double", "char", "empty int", "string",
-                DeadLetters.REASON), List.copyOf(properties.keySet()), "in the order sent, the reason added");
+        assertEquals(List.of("int", "long", "boolean", "byte", "short", "float", "double", "char", "empty int",
+                "string", DeadLetters.REASON), List.copyOf(properties.keySet()), "in the order sent, the reason added");
         arrays().keySet().forEach(key -> assertArrayEquals(encodedValue(arrays().get(key)),
                 encodedValue(copy.getMessageAnnotations().getValue().get(Symbol.valueOf("x-opt-" + key))),
                 "message annotation x-opt-" + key));
@@ -104,6 +106,21 @@ class EncodableValuesTest {
     }
 
     @Test
+    void anArrayOfArraysIsWrittenBackToo() {
+        // Read as an Object[] of int[], which the library cannot write even at the top of a body.
+        Message received = received(m -> {
+            Integer[][] matrix = { { 1, 2 }, { 3 } };
+            m.setApplicationProperties(new ApplicationProperties(Map.of("matrix", matrix)));
+            m.setBody(new AmqpValue(new Long[][] { { 4L }, { 5L, 6L } }));
+        });
+        Message copy = decode(encode(DeadLetters.copy(received, Map.of())));
+        assertArrayEquals(new Object[] { new int[] { 1, 2 }, new int[] { 3 } },
+                (Object[]) copy.getApplicationProperties().getValue().get("matrix"), "in an application property");
+        assertArrayEquals(new Object[] { new long[] { 4L }, new long[] { 5L, 6L } },
+                (Object[]) ((AmqpValue) copy.getBody()).getValue(), "as the body");
+    }
+
+    @Test
     void valuesWithoutAPrimitiveArrayAreLeftAsTheyAre() {
         Map<String, Object> map = new LinkedHashMap<>(Map.of("a", 1, "b", List.of("x", new String[] { "y" })));
         assertSame(map, EncodableValues.map(map));
@@ -121,6 +138,34 @@ class EncodableValuesTest {
         assertEquals(List.of("first", "ints", "last"), List.copyOf(boxed.keySet()), "the order kept");
         assertArrayEquals(new Integer[] { 1 }, (Integer[]) boxed.get("ints"));
         assertArrayEquals(new int[] { 1 }, (int[]) withArray.get("ints"), "the original left unchanged");
+    }
+
+    @Test
+    void deeplyNestedValuesAreVisitedOnceEach() {
+        // A sender chooses how deep its maps and lists nest: visiting each level twice would cost 2^depth visits.
+        Object value = new int[] { 42 };
+        for (int depth = 0; depth < 100; depth++) {
+            Map<String, Object> map = new LinkedHashMap<>();
+            map.put("next", depth % 2 == 0 ? value : new ArrayList<>(List.of("x", value)));
+            value = map;
+        }
+        Object nested = value;
+        Object boxed = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> EncodableValues.of(nested));
+        assertArrayEquals(new Integer[] { 42 }, (Integer[]) bottom(boxed), "the array at the bottom boxed");
+        Message copy = Message.Factory.create();
+        copy.setBody(new AmqpValue(boxed));
+        assertArrayEquals(new int[] { 42 }, (int[]) bottom(((AmqpValue) decode(encode(copy)).getBody()).getValue()),
+                "and written back as the same AMQP array");
+    }
+
+    /** The value under the chain of {@code next} entries, through the lists on the way. */
+    private static Object bottom(Object value) {
+        Object bottom = value;
+        while (bottom instanceof Map<?, ?> map) {
+            Object next = map.get("next");
+            bottom = next instanceof List<?> list ? list.get(1) : next;
+        }
+        return bottom;
     }
 
     /** A message as the connector hands it over: built by a sender, encoded, and read by the library. */

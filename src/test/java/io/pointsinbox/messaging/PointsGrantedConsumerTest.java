@@ -311,8 +311,8 @@ class PointsGrantedConsumerTest extends InboxTestBase {
                 + " a string holding one), got ";
         List<String> reasons = ArtemisTestResource.browse(ArtemisTestResource.DEAD_LETTER, DeadLetters.REASON);
         assertEquals(java.util.Set.of(rule + "the ulong 42",
-                rule + "16 raw bytes (a3f5c6d2111142228333444455556666), which platforms order differently as a UUID:"
-                        + " send an AMQP uuid or the UUID's text",
+                rule + "16 raw bytes (binary 0xa3f5c6d2111142228333444455556666), which platforms order differently"
+                        + " as a UUID: send an AMQP uuid or the UUID's text",
                 rule + "'ID:sender-1:1:1:1': that is a JMS message id, which the JMS client makes anew at every send;"
                         + " put the sender's own messageId in the body"),
                 java.util.Set.copyOf(reasons), "the reasons name what was sent");
