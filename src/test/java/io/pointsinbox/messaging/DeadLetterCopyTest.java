@@ -470,10 +470,13 @@ class DeadLetterCopyTest extends InboxTestBase {
         applicationProperties.put("sentAt", new Date(1_700_000_000_000L));
         applicationProperties.put("cloudEvents:specversion", "1.0");
         applicationProperties.put("cloudEvents:time", "not a time");
+        // AMQP arrays of a primitive type, which the AMQP library reads as int[] and long[] (EncodableValues).
+        applicationProperties.put("scores", new Integer[] { 3, 1, 2 });
         message.setApplicationProperties(new ApplicationProperties(applicationProperties));
         Map<Symbol, Object> annotations = new HashMap<>();
         annotations.put(Symbol.valueOf("x-opt-route"), "eu-west");
         annotations.put(Symbol.valueOf("x-opt-hops"), 2L);
+        annotations.put(Symbol.valueOf("x-opt-path"), new Long[] { 7L, 1L << 40 });
         message.setMessageAnnotations(new MessageAnnotations(annotations));
         message.setFooter(new Footer(Map.of(Symbol.valueOf("x-opt-signature"), "abc")));
         if (c.body() != null) {
