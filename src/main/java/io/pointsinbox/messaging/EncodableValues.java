@@ -14,8 +14,8 @@ import java.util.Map;
  * only at the top of a section: inside a map or a list (application properties, message annotations, a footer, a map,
  * list or sequence body) it fails with a {@code ClassCastException}, inside another array (an AMQP array of arrays,
  * read as an {@code Object[]} of them) with a {@code NullPointerException}, so a refused message holding one could
- * not be dead-lettered with its reason. The same array boxed ({@code Integer[]}) is written as the same AMQP array, byte for
- * byte. Values without a primitive array are returned as they are, the same instance.
+ * not be dead-lettered with its reason. The same array boxed ({@code Integer[]}) is written as the same AMQP array,
+ * byte for byte. Values without a primitive array are returned as they are, the same instance.
  */
 final class EncodableValues {
 
