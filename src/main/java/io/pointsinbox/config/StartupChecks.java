@@ -101,7 +101,8 @@ public class StartupChecks {
         if (pool >= 2 * transactions) {
             return java.util.Optional.empty();
         }
-        String setting = batched ? "POINTS_BATCH_THREADS (points.batch.threads=" : "POINTS_CONCURRENCY (points.concurrency=";
+        String setting = batched ? "POINTS_BATCH_THREADS (points.batch.threads="
+                : "POINTS_CONCURRENCY (points.concurrency=";
         return java.util.Optional.of("POINTS_DB_POOL_SIZE (quarkus.datasource.jdbc.max-size=" + pool
                 + ") must be at least twice " + setting + transactions + ")");
     }
@@ -132,7 +133,8 @@ public class StartupChecks {
             return java.util.Optional.empty();
         }
         return java.util.Optional.of("POINTS_JWT_PUBLIC_KEY_LOCATION is not set: give the issuer's public key (a PEM "
-                + "file path or URL) or its JWKS URL, which verifies the bearer tokens of the write and admin endpoints");
+                + "file path or URL) or its JWKS URL, which verifies the bearer tokens of the write and admin "
+                + "endpoints");
     }
 
     static final String NO_KEY = "NONE";

@@ -222,7 +222,8 @@ public class EnvelopeReader {
     /** The path of the key a strict parse found twice ({@code payload.amount}), or null for another error. */
     private static String duplicateKey(JsonProcessingException e) {
         String message = e.getOriginalMessage();
-        if (message == null || !message.startsWith("Duplicate field '") || !(e.getProcessor() instanceof JsonParser p)) {
+        if (message == null || !message.startsWith("Duplicate field '")
+                || !(e.getProcessor() instanceof JsonParser p)) {
             return null;
         }
         String key = message.substring("Duplicate field '".length(), message.lastIndexOf('\''));

@@ -200,9 +200,10 @@ public class BrokerConnectionWatch {
             LOG.errorf("The AMQP connector closed the dead-letter channel to %s at %s for good: the broker refused its"
                     + " link (the connector's SRMSG16225 line names the reason: a missing permission to send there, an"
                     + " address the broker does not create), or its reconnection attempts (AMQP_RECONNECT_ATTEMPTS) are"
-                    + " spent. The connector then closes its clients, the inbound channel's included, and never attaches"
-                    + " the dead-letter link again. Liveness is down so that the pod is restarted, which attaches it"
-                    + " once the broker allows it; messages wait on the broker (docs/operations.md#brokers)",
+                    + " spent. The connector then closes its clients, the inbound channel's included, and never"
+                    + " attaches the dead-letter link again. Liveness is down so that the pod is restarted, which"
+                    + " attaches it once the broker allows it; messages wait on the broker"
+                    + " (docs/operations.md#brokers)",
                     deadLetterAddress, broker);
         }
     }

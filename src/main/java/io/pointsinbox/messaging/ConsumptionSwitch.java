@@ -78,7 +78,9 @@ public class ConsumptionSwitch {
     private volatile CompletableFuture<Void> databaseBack = CompletableFuture.completedFuture(null);
     private final AtomicBoolean stopping = new AtomicBoolean();
     private final AtomicBoolean probing = new AtomicBoolean();
-    /** Completed once the current round of probes has judged the database a first time (and closed the gate if down). */
+    /**
+     * Completed once the current round of probes has judged the database a first time (and closed the gate if down).
+     */
     private volatile CompletableFuture<Void> firstVerdict = CompletableFuture.completedFuture(null);
     private volatile boolean drained;
     private final ScheduledExecutorService prober = Executors.newSingleThreadScheduledExecutor(runnable -> {

@@ -153,7 +153,8 @@ public class DeadLetters {
             header.setPriority(original.getHeader().getPriority());
         }
         copy.setHeader(header);
-        // Arrays of a primitive type boxed, which the AMQP library writes back as the same AMQP arrays (EncodableValues).
+        // Arrays of a primitive type boxed, which the AMQP library writes back as the same AMQP arrays
+        // (EncodableValues).
         MessageAnnotations annotations = original.getMessageAnnotations();
         if (annotations != null && annotations.getValue() != null) {
             copy.setMessageAnnotations(new MessageAnnotations(EncodableValues.map(annotations.getValue())));

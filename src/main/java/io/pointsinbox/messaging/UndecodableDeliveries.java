@@ -65,9 +65,10 @@ public class UndecodableDeliveries {
     private void undecodable(Throwable cause) {
         metrics.rejected(config.consumer(), "undecodable");
         LOG.warnf("A delivery on %s is not valid AMQP and could not be read (%s): the AMQP library handed it back to"
-                + " the broker unread, as modified (delivery-failed, undeliverable-here). The broker keeps it on the queue"
-                + " without offering it to this receiver again, and moves it to its dead-letter address once receivers"
-                + " have failed it max-delivery-attempts times; fix the sender (docs/operations.md#undecodable-deliveries)",
+                + " the broker unread, as modified (delivery-failed, undeliverable-here). The broker keeps it on the"
+                + " queue without offering it to this receiver again, and moves it to its dead-letter address once"
+                + " receivers have failed it max-delivery-attempts times; fix the sender"
+                + " (docs/operations.md#undecodable-deliveries)",
                 config.address(), cause == null ? "no cause given" : describe(cause));
     }
 

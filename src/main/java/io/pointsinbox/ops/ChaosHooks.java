@@ -40,8 +40,8 @@ public class ChaosHooks {
     }
 
     /**
-     * Called inside a delivery's transaction, before its commit: registers a pause that runs once the commit is done and
-     * before the acknowledgement. A no-op unless the chaos profile asks for a delay.
+     * Called inside a delivery's transaction, before its commit: registers a pause that runs once the commit is done
+     * and before the acknowledgement. A no-op unless the chaos profile asks for a delay.
      */
     public void scheduleDelayBetweenCommitAndAck() {
         if (commitAckDelay.isEmpty()) {

@@ -62,7 +62,8 @@ public class InboxMetrics {
         processing = Timer.builder(PROCESSING).description("Time to claim, apply and commit one delivery")
                 .publishPercentileHistogram().withRegistry(registry);
         duplicates = Counter.builder(DUPLICATES)
-                .description("Duplicate deliveries by class: in_flight, redelivery, id_conflict").withRegistry(registry);
+                .description("Duplicate deliveries by class: in_flight, redelivery, id_conflict")
+                .withRegistry(registry);
         duplicateAge = Timer.builder(DUPLICATE_AGE)
                 .description("Time between the first delivery of an id and a duplicate of it")
                 .publishPercentileHistogram().maximumExpectedValue(Duration.ofDays(30)).withRegistry(registry);
@@ -229,7 +230,8 @@ public class InboxMetrics {
                 duplicates.withTags("consumer", consumer, "class", duplicateClass).increment();
             }
             if (sinceFirst != null) {
-                duplicateAge.withTags("consumer", consumer).record(sinceFirst.isNegative() ? Duration.ZERO : sinceFirst);
+                duplicateAge.withTags("consumer", consumer)
+                        .record(sinceFirst.isNegative() ? Duration.ZERO : sinceFirst);
             }
         }
     }

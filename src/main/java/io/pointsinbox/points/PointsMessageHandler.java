@@ -29,8 +29,8 @@ import io.pointsinbox.ops.ChaosHooks;
 import io.pointsinbox.ops.InboxMetrics;
 
 /**
- * Applies one points message exactly once in effect per consumer: claim the inbox row, then the ledger effect, all in the
- * caller's transaction so that both commit or neither does. Shared by the AMQP and HTTP adapters.
+ * Applies one points message exactly once in effect per consumer: claim the inbox row, then the ledger effect, all in
+ * the caller's transaction so that both commit or neither does. Shared by the AMQP and HTTP adapters.
  */
 @ApplicationScoped
 public class PointsMessageHandler {

@@ -21,7 +21,9 @@ public record ProcessingResult(UUID messageId, Status status, InboxOutcome outco
         FIRST_DELIVERY,
         /** The same message again: acknowledged without effect. */
         DUPLICATE_IGNORED,
-        /** The id was already used for a different message: not applied, counted, dead-lettered (AMQP) or 409 (HTTP). */
+        /**
+         * The id was already used for a different message: not applied, counted, dead-lettered (AMQP) or 409 (HTTP).
+         */
         ID_CONFLICT
     }
 }
