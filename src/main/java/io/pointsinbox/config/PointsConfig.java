@@ -77,6 +77,14 @@ public interface PointsConfig {
     java.time.Duration brokerIdleTimeout();
 
     /**
+     * How long the inbound channel may hold deliveries unsettled while none runs and none starts before consumption
+     * counts as stalled and liveness goes down, so that the pod is restarted; 0 switches it off, otherwise from 5s to
+     * 1h (POINTS_STALL_TIMEOUT).
+     */
+    @WithDefault("60s")
+    java.time.Duration stallTimeout();
+
+    /**
      * A PEM file of the CA certificates the broker's TLS certificate must chain to, for both AMQP connections and
      * nothing else in the service; unset, the JVM's trust store decides. Only with {@code amqp-use-ssl=true}
      * (POINTS_BROKER_TRUST_CERTIFICATES).

@@ -42,6 +42,7 @@ public final class SettingTypes implements ConfigSourceInterceptor {
             Map.entry("points.dead-letter-timeout", Type.DURATION),
             Map.entry("points.database-retry-interval", Type.DURATION),
             Map.entry("points.broker-idle-timeout", Type.DURATION),
+            Map.entry("points.stall-timeout", Type.DURATION),
             Map.entry("points.database-socket-timeout", Type.DURATION),
             Map.entry("points.batch.enabled", Type.BOOLEAN), Map.entry("points.batch.max-size", Type.INTEGER),
             Map.entry("points.batch.threads", Type.INTEGER), Map.entry("points.retention.enabled", Type.BOOLEAN),

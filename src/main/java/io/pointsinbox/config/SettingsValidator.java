@@ -56,6 +56,11 @@ public final class SettingsValidator implements ConfigValidator {
                     && (idle.compareTo(Duration.ofSeconds(2)) < 0 || idle.compareTo(Duration.ofHours(1)) > 0)) {
                 problems.add(problem("points.broker-idle-timeout", idle, "must be 0 (off) or from 2s to 1h"));
             }
+            Duration stall = points.stallTimeout();
+            if (!stall.isZero()
+                    && (stall.compareTo(Duration.ofSeconds(5)) < 0 || stall.compareTo(Duration.ofHours(1)) > 0)) {
+                problems.add(problem("points.stall-timeout", stall, "must be 0 (off) or from 5s to 1h"));
+            }
             points.brokerTrustCertificates().ifPresent(location -> BrokerCertificates.problem(location)
                     .ifPresent(rule -> problems.add(problem("points.broker-trust-certificates", location, rule))));
             Duration socket = points.databaseSocketTimeout();

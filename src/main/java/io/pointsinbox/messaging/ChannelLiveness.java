@@ -8,8 +8,9 @@ import org.eclipse.microprofile.health.Liveness;
 
 /**
  * Liveness is down once the inbound channel has stopped reconnecting while the broker accepts connections
- * ({@link BrokerConnectionWatch}), or once the dead-letter channel is closed for good ({@link DeadLetters#linkLost()}):
- * only a restart rebuilds either. A broker that is merely away keeps it up.
+ * ({@link BrokerConnectionWatch}), while its stream holds deliveries it has stopped handing over
+ * ({@link StalledConsumption}), or once the dead-letter channel is closed for good ({@link DeadLetters#linkLost()}):
+ * only a restart rebuilds any of them. A broker that is merely away keeps it up.
  */
 @Liveness
 @ApplicationScoped
@@ -17,10 +18,12 @@ public class ChannelLiveness implements HealthCheck {
 
     private final BrokerConnectionWatch watch;
     private final DeadLetters deadLetters;
+    private final StalledConsumption stall;
 
-    ChannelLiveness(BrokerConnectionWatch watch, DeadLetters deadLetters) {
+    ChannelLiveness(BrokerConnectionWatch watch, DeadLetters deadLetters, StalledConsumption stall) {
         this.watch = watch;
         this.deadLetters = deadLetters;
+        this.stall = stall;
     }
 
     @Override
@@ -30,6 +33,12 @@ public class ChannelLiveness implements HealthCheck {
             return response.down().withData("channel", PointsGrantedConsumer.CHANNEL)
                     .withData("reason", "the broker accepts connections but the channel stopped reconnecting;"
                             + " a restart rebuilds it").build();
+        }
+        if (stall.stalled()) {
+            return response.down().withData("channel", PointsGrantedConsumer.CHANNEL)
+                    .withData("reason", "the channel holds deliveries it stopped handing to the service for "
+                            + stall.timeout().toSeconds() + " s (POINTS_STALL_TIMEOUT); a restart rebuilds it")
+                    .build();
         }
         if (deadLetters.linkLost()) {
             return response.down().withData("channel", DeadLetters.CHANNEL)

@@ -1,8 +1,14 @@
 package io.pointsinbox.messaging;
 
 import java.lang.reflect.Field;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -26,7 +32,8 @@ import io.vertx.proton.impl.ProtonConnectionImpl;
  * The AMQP connector's connections and receiver links, which no public API reaches: the one place that reads (and,
  * for the link credit, writes) private fields of vertx-amqp-client and vertx-proton, all registered for native images
  * below. Used by {@link OversizedDeliveries} (size bound and link credit of the inbound receiver) and
- * {@link BrokerConnectionWatch} (a connection left without its receiver link). Should a later version of those
+ * {@link BrokerConnectionWatch} (a connection left without its receiver link) and {@link StalledConsumption} (the
+ * deliveries a receiver holds unsettled). Should a later version of those
  * libraries move a field, the view it serves is empty or the write is refused, never an exception; OversizedDeliveries
  * says so in a warning at start-up.
  * The right fix is upstream: a connector setting for the initial credit (SmallRye Reactive Messaging 4.36 adds
@@ -102,6 +109,43 @@ public class ConnectorLinks {
             }
         }
         return found;
+    }
+
+    /**
+     * The deliveries received on the open receiver links of the live connections and not settled yet, counted by the
+     * AMQP engine of each link on its connection's event loop (the engine is not thread-safe); empty when the fields
+     * are missing or an event loop did not answer within {@code wait}.
+     */
+    Optional<Integer> unsettledDeliveries(Duration wait) {
+        if (!reachable()) {
+            return Optional.empty();
+        }
+        int total = 0;
+        for (AmqpConnectionImpl connection : connections()) {
+            if (connection.isDisconnected() || !(connection.unwrap() instanceof ProtonConnectionImpl impl)) {
+                continue;
+            }
+            CompletableFuture<Integer> counted = new CompletableFuture<>();
+            impl.getContext().runOnContext(v -> {
+                int unsettled = 0;
+                for (AmqpReceiver receiver : receivers(connection)) {
+                    ProtonReceiver link = receiver.unwrap();
+                    if (link.isOpen() && read(PROTON_LINK, link) instanceof Link proton) {
+                        unsettled += proton.getUnsettled();
+                    }
+                }
+                counted.complete(unsettled);
+            });
+            try {
+                total += counted.get(wait.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return Optional.empty();
+            } catch (ExecutionException | TimeoutException e) {
+                return Optional.empty();
+            }
+        }
+        return Optional.of(total);
     }
 
     /**

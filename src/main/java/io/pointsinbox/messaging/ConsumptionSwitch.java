@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import javax.sql.DataSource;
 
@@ -69,6 +70,8 @@ public class ConsumptionSwitch {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger inHandler = new AtomicInteger();
     private final AtomicInteger mostInHandler = new AtomicInteger();
+    /** Every delivery that has reached the handler since the start: the progress {@link StalledConsumption} watches. */
+    private final AtomicLong entered = new AtomicLong();
     /** Longest a probe waits for the database's answer. */
     private static final int PROBE_SECONDS = 5;
     /** Longest a failed delivery waits for the probe: its connection attempt and its 5 s bound. */
@@ -114,6 +117,7 @@ public class ConsumptionSwitch {
      * that the deliveries held by an outage do not hold up the exit.
      */
     void enterHandler() {
+        entered.incrementAndGet();
         int now = inHandler.incrementAndGet();
         if (now > mostInHandler.get()) {
             mostInHandler.accumulateAndGet(now, Math::max);
@@ -137,6 +141,16 @@ public class ConsumptionSwitch {
 
     void leaveHandler() {
         inHandler.decrementAndGet();
+    }
+
+    /** How many deliveries are in the handler now, waiting for the database included. */
+    int inHandler() {
+        return inHandler.get();
+    }
+
+    /** How many deliveries have reached the handler since the start. */
+    long handlerEntries() {
+        return entered.get();
     }
 
     /** True once shutdown has begun: nothing resumes consumption after that. */

@@ -101,6 +101,18 @@ class SettingsValidatorTest {
     }
 
     @Test
+    void theStallTimeoutIsOffOrFromFiveSecondsToAnHour() {
+        assertEquals(Duration.ofSeconds(60), build(Map.of()).getConfigMapping(PointsConfig.class).stallTimeout());
+        for (String accepted : List.of("0s", "5s", "1h")) {
+            assertDoesNotThrow(() -> build(Map.of("points.stall-timeout", accepted)), accepted);
+        }
+        assertEquals("POINTS_STALL_TIMEOUT (points.stall-timeout=PT4S) must be 0 (off) or from 5s to 1h",
+                problems(Map.of("points.stall-timeout", "4s")));
+        assertEquals("POINTS_STALL_TIMEOUT (points.stall-timeout=PT1H0.001S) must be 0 (off) or from 5s to 1h",
+                problems(Map.of("points.stall-timeout", "3600001ms")));
+    }
+
+    @Test
     void theDatabaseSocketTimeoutIsOffOrFromOneSecondToAnHour() {
         assertEquals(Duration.ofSeconds(90),
                 build(Map.of()).getConfigMapping(PointsConfig.class).databaseSocketTimeout());

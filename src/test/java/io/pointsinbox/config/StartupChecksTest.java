@@ -140,6 +140,7 @@ class StartupChecksTest {
         assertTrue(SettingTypes.valid("points.retention.window", "7d"));
         assertTrue(SettingTypes.valid("points.retention.window", "PT10S"));
         assertTrue(!SettingTypes.valid("points.retention.window", "a week"));
+        assertTrue(!SettingTypes.valid("points.stall-timeout", "a minute"), "a stall timeout that is not a duration");
         assertTrue(SettingTypes.valid("points.batch.enabled", "true"));
         assertTrue(!SettingTypes.valid("points.batch.enabled", "maybe"));
     }

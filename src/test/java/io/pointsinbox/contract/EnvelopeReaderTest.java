@@ -305,6 +305,11 @@ class EnvelopeReaderTest {
         }
 
         @Override
+        public Duration stallTimeout() {
+            return Duration.ofSeconds(60);
+        }
+
+        @Override
         public java.util.Optional<String> brokerTrustCertificates() {
             return java.util.Optional.empty();
         }
