@@ -31,11 +31,10 @@ import io.vertx.proton.impl.ProtonConnectionImpl;
 /**
  * The AMQP connector's connections and receiver links, which no public API reaches: the one place that reads (and,
  * for the link credit, writes) private fields of vertx-amqp-client and vertx-proton, all registered for native images
- * below. Used by {@link OversizedDeliveries} (size bound and link credit of the inbound receiver) and
+ * below. Used by {@link OversizedDeliveries} (size bound and link credit of the inbound receiver),
  * {@link BrokerConnectionWatch} (a connection left without its receiver link) and {@link StalledConsumption} (the
- * deliveries a receiver holds unsettled). Should a later version of those
- * libraries move a field, the view it serves is empty or the write is refused, never an exception; OversizedDeliveries
- * says so in a warning at start-up.
+ * deliveries a receiver holds unsettled). Should a later version of those libraries move a field, the view it serves
+ * is empty or the write is refused, never an exception; OversizedDeliveries says so in a warning at start-up.
  * The right fix is upstream: a connector setting for the initial credit (SmallRye Reactive Messaging 4.36 adds
  * {@code initial-credits}) and one for the message size, and a receiver that reports a detached link as a failure.
  */

@@ -79,7 +79,11 @@ public class UndecodableDeliveries {
                 text.append("; caused by ");
             }
             text.append(t.getClass().getSimpleName());
-            if (t.getMessage() != null) {
+            if (t instanceof ClassCastException) {
+                // The library casts each value it reads at the top level of a message to a section; the JVM's message
+                // names two internal classes, and a JVM that has thrown it often from one place drops the message.
+                text.append(": a value that is not a section, where AMQP puts one");
+            } else if (t.getMessage() != null) {
                 // This service's own wording is shown whole; the library's may quote what it read.
                 text.append(": ").append(t instanceof BodySections.SectionOrderException ? t.getMessage()
                         : EnvelopeReader.abbreviate(t.getMessage()));
