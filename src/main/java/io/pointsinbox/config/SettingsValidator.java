@@ -51,23 +51,11 @@ public final class SettingsValidator implements ConfigValidator {
             between(problems, "points.link-credit", points.linkCredit(), 1, 1000);
             between(problems, "points.concurrency", points.concurrency(), 1, 256);
             positive(problems, "points.database-retry-interval", points.databaseRetryInterval());
-            Duration idle = points.brokerIdleTimeout();
-            if (!idle.isZero()
-                    && (idle.compareTo(Duration.ofSeconds(2)) < 0 || idle.compareTo(Duration.ofHours(1)) > 0)) {
-                problems.add(problem("points.broker-idle-timeout", idle, "must be 0 (off) or from 2s to 1h"));
-            }
-            Duration stall = points.stallTimeout();
-            if (!stall.isZero()
-                    && (stall.compareTo(Duration.ofSeconds(5)) < 0 || stall.compareTo(Duration.ofHours(1)) > 0)) {
-                problems.add(problem("points.stall-timeout", stall, "must be 0 (off) or from 5s to 1h"));
-            }
+            offOrUpToAnHour(problems, "points.broker-idle-timeout", points.brokerIdleTimeout(), 2);
+            offOrUpToAnHour(problems, "points.stall-timeout", points.stallTimeout(), 5);
             points.brokerTrustCertificates().ifPresent(location -> BrokerCertificates.problem(location)
                     .ifPresent(rule -> problems.add(problem("points.broker-trust-certificates", location, rule))));
-            Duration socket = points.databaseSocketTimeout();
-            if (!socket.isZero()
-                    && (socket.compareTo(Duration.ofSeconds(1)) < 0 || socket.compareTo(Duration.ofHours(1)) > 0)) {
-                problems.add(problem("points.database-socket-timeout", socket, "must be 0 (off) or from 1s to 1h"));
-            }
+            offOrUpToAnHour(problems, "points.database-socket-timeout", points.databaseSocketTimeout(), 1);
         } else if (mapping instanceof BatchConfig batch) {
             between(problems, "points.batch.max-size", batch.maxSize(), 1, 1000);
             between(problems, "points.batch.threads", batch.threads(), 1, 16);
@@ -97,6 +85,14 @@ public final class SettingsValidator implements ConfigValidator {
     private static void atLeast(List<Problem> problems, String property, long value, long min) {
         if (value < min) {
             problems.add(problem(property, value, "must be at least " + min));
+        }
+    }
+
+    /** A duration that is 0 (off), or from {@code minSeconds} to an hour. */
+    private static void offOrUpToAnHour(List<Problem> problems, String property, Duration value, long minSeconds) {
+        if (!value.isZero()
+                && (value.compareTo(Duration.ofSeconds(minSeconds)) < 0 || value.compareTo(Duration.ofHours(1)) > 0)) {
+            problems.add(problem(property, value, "must be 0 (off) or from " + minSeconds + "s to 1h"));
         }
     }
 
