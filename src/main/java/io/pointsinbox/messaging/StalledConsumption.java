@@ -40,8 +40,8 @@ public class StalledConsumption {
     private final ConnectorLinks links;
     private final Duration timeout;
 
+    /** Deliveries that had reached the handler at the previous check; -1 before the first, which counts as progress. */
     private long lastEntries = -1;
-    private Instant lastCheck;
     /** The check since which deliveries have been held with none running and none starting; null while not. */
     private Instant heldSince;
     private volatile boolean stalled;
@@ -68,14 +68,12 @@ public class StalledConsumption {
             return;
         }
         Instant now = Instant.now();
-        Instant previous = lastCheck;
-        lastCheck = now;
         long entries = consumption.handlerEntries();
         boolean started = entries != lastEntries;
         lastEntries = entries;
         Optional<Integer> held = started || consumption.pausedForOutage() || consumption.inHandler() > 0
                 ? Optional.of(0) : links.unsettledDeliveries(COUNT_WAIT);
-        if (held.orElse(0) == 0 || previous == null) {
+        if (held.orElse(0) == 0) {
             heldSince = null;
             if (stalled) {
                 stalled = false;
